@@ -1,0 +1,311 @@
+package voting_test
+
+// Tests of the round trips: how many each operation takes, and how a
+// context bounds them over each kind of connection.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
+)
+
+// countingPool counts round trips: each command sent with Do and each Flush
+// of a pipeline is one.
+type countingPool struct {
+	pool  *redis.Pool
+	trips atomic.Int64
+}
+
+func (p *countingPool) Get() redis.Conn { return &countingConn{p.pool.Get(), &p.trips} }
+
+type countingConn struct {
+	redis.Conn
+	trips *atomic.Int64
+}
+
+func (c *countingConn) Do(cmd string, args ...any) (any, error) {
+	c.trips.Add(1)
+	return c.Conn.Do(cmd, args...)
+}
+
+func (c *countingConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	c.trips.Add(1)
+	return redis.DoContext(c.Conn, ctx, cmd, args...)
+}
+
+func (c *countingConn) ReceiveContext(ctx context.Context) (any, error) {
+	return redis.ReceiveContext(c.Conn, ctx)
+}
+
+func (c *countingConn) Flush() error {
+	c.trips.Add(1)
+	return c.Conn.Flush()
+}
+
+func TestRoundTrips(t *testing.T) {
+	e := newEnv(t)
+	counter := &countingPool{pool: e.pool}
+	s, err := voting.New(counter, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := postMany(e, 30)
+	for _, id := range ids {
+		if err := e.store.AddToGroups(ctx, id, "all"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		max  int64
+		call func() error
+	}{
+		{"PostArticle", 1, func() error {
+			_, err := s.PostArticle(ctx, "alice", "counted", "https://example.com/", "all", "other")
+			return err
+		}},
+		{"Vote", 1, func() error { return s.Vote(ctx, "bob", ids[0], voting.Up) }},
+		{"Vote switch", 1, func() error { return s.Vote(ctx, "bob", ids[0], voting.Down) }},
+		{"AddToGroups", 1, func() error { return s.AddToGroups(ctx, ids[1], "a", "b", "c") }},
+		{"RemoveFromGroups", 1, func() error { return s.RemoveFromGroups(ctx, ids[1], "a", "b") }},
+		{"Article", 1, func() error { _, err := s.Article(ctx, ids[2]); return err }},
+		{"UserVotes", 1, func() error { _, err := s.UserVotes(ctx, "bob", ids[:25]...); return err }},
+		{"GetArticles by score", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByScore)) }},
+		{"GetArticles by time", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByTime)) }},
+		{"GetGroupArticles cold", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
+		{"GetGroupArticles warm", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
+		{"GetGroupArticles cold by time", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByTime)) }},
+	}
+	// The first use of each script loads it: one round trip more.
+	for _, tt := range tests {
+		if err := tt.call(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+	}
+	e.do("DEL", e.key("score:all"), e.key("time:all"))
+	for _, tt := range tests {
+		counter.trips.Store(0)
+		if err := tt.call(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if n := counter.trips.Load(); n > tt.max || n < 1 {
+			t.Errorf("%s took %d round trips, want at most %d", tt.name, n, tt.max)
+		}
+	}
+	if !e.exists(e.key("score:all")) || !e.exists(e.key("time:all")) {
+		t.Error("the group listings left no cache")
+	}
+}
+
+// full checks that a listing gave a full page of 25.
+func full(articles []voting.Article, err error) error {
+	if err == nil && len(articles) != voting.DefaultPageSize {
+		return errors.New("the page is not full")
+	}
+	return err
+}
+
+func TestScriptsReloadAfterScriptFlush(t *testing.T) {
+	e := newEnv(t)
+	if e.real() {
+		t.Skip("SCRIPT FLUSH would touch every user of the shared server")
+	}
+	id := e.post("alice", "before")
+	e.do("SCRIPT", "FLUSH")
+	e.vote("bob", id, voting.Up)
+	e.do("SCRIPT", "FLUSH")
+	if _, err := e.store.GetGroupArticles(ctx, "none", 1, voting.ByScore); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.hash(e.article(id))["votes"]; got != "2" {
+		t.Errorf("votes = %s, want 2", got)
+	}
+}
+
+// timeoutConn offers only redis.ConnWithTimeout, as a cluster client's
+// connections do, and records the timeouts it is given.
+type timeoutConn struct {
+	redis.Conn
+	timeouts *[]time.Duration
+	mu       *sync.Mutex
+}
+
+func (c timeoutConn) record(d time.Duration) {
+	c.mu.Lock()
+	*c.timeouts = append(*c.timeouts, d)
+	c.mu.Unlock()
+}
+
+func (c timeoutConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any, error) {
+	c.record(d)
+	return redis.DoWithTimeout(c.Conn, d, cmd, args...)
+}
+
+func (c timeoutConn) ReceiveWithTimeout(d time.Duration) (any, error) {
+	c.record(d)
+	return redis.ReceiveWithTimeout(c.Conn, d)
+}
+
+// plainConn offers only redis.Conn.
+type plainConn struct{ redis.Conn }
+
+// wrapPool hands out the pool's connections wrapped by wrap, without the
+// pool's GetContext.
+type wrapPool struct {
+	pool *redis.Pool
+	wrap func(redis.Conn) redis.Conn
+}
+
+func (p wrapPool) Get() redis.Conn { return p.wrap(p.pool.Get()) }
+
+// connKinds gives a Store over each kind of connection, all on pool.
+func connKinds(t *testing.T, pool *redis.Pool, prefix string, timeouts *[]time.Duration) map[string]*voting.Store {
+	var mu sync.Mutex
+	pools := map[string]voting.Pool{
+		"context": pool,
+		"timeout": wrapPool{pool, func(c redis.Conn) redis.Conn { return timeoutConn{c, timeouts, &mu} }},
+		"plain":   wrapPool{pool, func(c redis.Conn) redis.Conn { return plainConn{c} }},
+	}
+	stores := map[string]*voting.Store{}
+	for name, p := range pools {
+		s, err := voting.New(p, voting.WithPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores[name] = s
+	}
+	return stores
+}
+
+// calls are one call of every method, for context tests.
+func calls(s *voting.Store, id string) map[string]func(context.Context) error {
+	return map[string]func(context.Context) error{
+		"PostArticle": func(ctx context.Context) error {
+			_, err := s.PostArticle(ctx, "alice", "t", "https://example.com/", "g")
+			return err
+		},
+		"Vote":             func(ctx context.Context) error { return s.Vote(ctx, "bob", id, voting.Up) },
+		"AddToGroups":      func(ctx context.Context) error { return s.AddToGroups(ctx, id, "g") },
+		"RemoveFromGroups": func(ctx context.Context) error { return s.RemoveFromGroups(ctx, id, "g") },
+		"Article":          func(ctx context.Context) error { _, err := s.Article(ctx, id); return err },
+		"UserVotes":        func(ctx context.Context) error { _, err := s.UserVotes(ctx, "bob", id); return err },
+		"GetArticles":      func(ctx context.Context) error { _, err := s.GetArticles(ctx, 1, voting.ByScore); return err },
+		"GetGroupArticles": func(ctx context.Context) error {
+			_, err := s.GetGroupArticles(ctx, "g", 1, voting.ByScore)
+			return err
+		},
+	}
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "target")
+	var timeouts []time.Duration
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	expired, cancel2 := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel2()
+	before := e.dump()
+	for kind, s := range connKinds(t, e.pool, e.prefix, &timeouts) {
+		for name, call := range calls(s, id) {
+			if err := call(canceled); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s over %s conn with a canceled context = %v, want context.Canceled", name, kind, err)
+			}
+			if err := call(expired); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s over %s conn past the deadline = %v, want context.DeadlineExceeded", name, kind, err)
+			}
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("calls with a dead context wrote:\nbefore %s\nafter  %s", before, after)
+	}
+	if active, idle := e.pool.ActiveCount(), e.pool.IdleCount(); active != idle {
+		t.Errorf("%d connections active, %d idle: some were not given back", active, idle)
+	}
+}
+
+func TestDeadlineBoundsEachConnKind(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "target")
+	var timeouts []time.Duration
+	for kind, s := range connKinds(t, e.pool, e.prefix, &timeouts) {
+		for name, call := range calls(s, id) {
+			dctx, cancel := context.WithTimeout(ctx, time.Minute)
+			if err := call(dctx); err != nil {
+				t.Errorf("%s over %s conn: %v", name, kind, err)
+			}
+			cancel()
+		}
+	}
+	if len(timeouts) == 0 {
+		t.Fatal("no timeout reached the timeout-only connections")
+	}
+	for _, d := range timeouts {
+		if d <= 0 || d > time.Minute {
+			t.Errorf("timeout %v is not the context's remaining minute", d)
+		}
+	}
+	if active, idle := e.pool.ActiveCount(), e.pool.IdleCount(); active != idle {
+		t.Errorf("%d connections active, %d idle: some were not given back", active, idle)
+	}
+}
+
+// silentServer accepts connections and never answers.
+func silentServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
+	addr := silentServer(t)
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+	defer pool.Close()
+	var timeouts []time.Duration
+	stores := connKinds(t, pool, "", &timeouts)
+	delete(stores, "plain") // a plain connection has no way to stop waiting
+	for kind, s := range stores {
+		for name, call := range calls(s, "1") {
+			dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			begun := time.Now()
+			err := call(dctx)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s over %s conn = %v, want context.DeadlineExceeded", name, kind, err)
+			}
+			if waited := time.Since(begun); waited > 10*time.Second {
+				t.Errorf("%s over %s conn waited %v past a 100ms deadline", name, kind, waited)
+			}
+		}
+	}
+}

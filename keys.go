@@ -1,0 +1,75 @@
+package voting
+
+import "strings"
+
+// The key schema. With an empty prefix these are exactly the keys of Redis in
+// Action, chapter 1, so data written by the book's code and by this package
+// can be served by either:
+//
+//	article:              string  counter; INCR gives the next article id
+//	article:<id>          hash    title, link, poster, time, votes (+ downvotes)
+//	score:                zset    member article:<id>, score = time + W x (up - down)
+//	time:                 zset    member article:<id>, score = posting time
+//	voted:<id>            set     users who up-voted; expires at the cutoff
+//	downvoted:<id>        set     users who down-voted; expires at the cutoff
+//	group:<name>          set     members article:<id>
+//	score:<name>          zset    cached group listing by score; expires after the TTL
+//	time:<name>           zset    cached group listing by time; expires after the TTL
+//
+// The downvoted set and the downvotes field are this package's additions; the
+// book's code never reads them, and a hash without downvotes has none.
+//
+// A prefix goes in front of every key and every member, so "news:" gives
+// news:article:7 in news:score:. A prefix holding a hash tag, such as
+// "{news}:", puts every key of the namespace in one Redis Cluster slot; group
+// names may not contain braces so that the prefix's tag is always the first.
+type keys struct {
+	prefix string
+}
+
+const (
+	articlePart   = "article:"
+	scorePart     = "score:"
+	timePart      = "time:"
+	votedPart     = "voted:"
+	downvotedPart = "downvoted:"
+	groupPart     = "group:"
+)
+
+// counter is the string INCR'd for new article ids.
+func (k keys) counter() string { return k.prefix + articlePart }
+
+// articleHash is the hash of one article. It is also the article's member
+// name in every index and group, as in the book.
+func (k keys) articleHash(id string) string { return k.prefix + articlePart + id }
+
+// articlePrefix is articleHash without the id, for scripts that make the id.
+func (k keys) articlePrefix() string { return k.prefix + articlePart }
+
+// votedPrefix is voted without the id, for scripts that make the id.
+func (k keys) votedPrefix() string { return k.prefix + votedPart }
+
+// articleID returns the id of an index member, or false if the member is not
+// an article of this namespace.
+func (k keys) articleID(member string) (string, bool) {
+	return strings.CutPrefix(member, k.prefix+articlePart)
+}
+
+func (k keys) scoreIndex() string { return k.prefix + scorePart }
+func (k keys) timeIndex() string  { return k.prefix + timePart }
+
+// index is the zset that lists articles in the given order.
+func (k keys) index(o Order) string {
+	if o == ByTime {
+		return k.timeIndex()
+	}
+	return k.scoreIndex()
+}
+
+func (k keys) voted(id string) string     { return k.prefix + votedPart + id }
+func (k keys) downvoted(id string) string { return k.prefix + downvotedPart + id }
+func (k keys) group(name string) string   { return k.prefix + groupPart + name }
+
+// groupCache is the book's cached intersection of a group with an index:
+// score:<name> or time:<name>.
+func (k keys) groupCache(name string, o Order) string { return k.index(o) + name }

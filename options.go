@@ -1,0 +1,138 @@
+package voting
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Defaults of the model, from Redis in Action, chapter 1.
+const (
+	// DefaultVoteWeight is the score one vote adds: a day in seconds (86,400)
+	// divided by the 200 votes that should keep an article on the front page
+	// for a day.
+	DefaultVoteWeight = 432.0
+	// DefaultCutoff is how long after posting an article takes votes.
+	DefaultCutoff = 7 * 24 * time.Hour
+	// DefaultPageSize is the number of articles in one listing page.
+	DefaultPageSize = 25
+	// DefaultGroupCacheTTL is how long a group listing is cached.
+	DefaultGroupCacheTTL = 60 * time.Second
+)
+
+// Limits on option values.
+const (
+	// MaxPrefixLen is the longest key prefix, in bytes.
+	MaxPrefixLen = 64
+	// MaxPageSize is the largest page size.
+	MaxPageSize = 1000
+)
+
+// An Option configures a Store. Options are applied in order by New, which
+// rejects the result if any value is out of range.
+type Option func(*config)
+
+type config struct {
+	prefix   string
+	weight   float64
+	cutoff   time.Duration
+	pageSize int
+	groupTTL time.Duration
+	now      func() time.Time
+}
+
+func defaultConfig() config {
+	return config{
+		weight:   DefaultVoteWeight,
+		cutoff:   DefaultCutoff,
+		pageSize: DefaultPageSize,
+		groupTTL: DefaultGroupCacheTTL,
+		now:      time.Now,
+	}
+}
+
+// WithPrefix puts prefix in front of every key and every index member, so
+// that several namespaces (sites, communities, tests) share one Redis.
+// A prefix of at most MaxPrefixLen bytes of printable characters other than
+// spaces; end it with a separator such as ':' to keep keys readable. A prefix
+// with a hash tag, such as "{news}:", keeps the namespace in one Redis Cluster
+// slot. The default, "", is the book's exact key layout.
+func WithPrefix(prefix string) Option {
+	return func(c *config) { c.prefix = prefix }
+}
+
+// WithVoteWeight sets the score one vote is worth, in seconds of freshness.
+// It must be positive and finite. The default is DefaultVoteWeight (432).
+func WithVoteWeight(points float64) Option {
+	return func(c *config) { c.weight = points }
+}
+
+// WithCutoff sets how long after posting an article takes votes; after it the
+// score is fixed and the voter sets expire. It must be at least a second.
+// The default is DefaultCutoff (7 days).
+func WithCutoff(d time.Duration) Option {
+	return func(c *config) { c.cutoff = d }
+}
+
+// WithPageSize sets how many articles a listing page holds, from 1 to
+// MaxPageSize. The default is DefaultPageSize (25).
+func WithPageSize(n int) Option {
+	return func(c *config) { c.pageSize = n }
+}
+
+// WithGroupCacheTTL sets how long a group listing, the intersection of the
+// group with the score or time index, is kept before it is built again. Zero
+// means no cache: every group listing is built fresh. It must not be negative
+// and is kept to the millisecond. The default is DefaultGroupCacheTTL (60s).
+func WithGroupCacheTTL(d time.Duration) Option {
+	return func(c *config) { c.groupTTL = d }
+}
+
+// WithClock sets the clock that gives posting times and decides whether
+// voting is closed, for tests and simulations. Expiry of the voter sets and
+// of group caches is Redis's own clock. The default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
+}
+
+func (c config) validate() error {
+	if err := checkPrefix(c.prefix); err != nil {
+		return err
+	}
+	if !(c.weight > 0) || math.IsInf(c.weight, 0) {
+		return fmt.Errorf("%w: vote weight %v is not a positive finite number", ErrInvalid, c.weight)
+	}
+	if c.cutoff < time.Second {
+		return fmt.Errorf("%w: cutoff %v is shorter than a second", ErrInvalid, c.cutoff)
+	}
+	if c.pageSize < 1 || c.pageSize > MaxPageSize {
+		return fmt.Errorf("%w: page size %d is outside 1..%d", ErrInvalid, c.pageSize, MaxPageSize)
+	}
+	if c.groupTTL < 0 {
+		return fmt.Errorf("%w: group cache TTL %v is negative", ErrInvalid, c.groupTTL)
+	}
+	if c.groupTTL > 0 && c.groupTTL < time.Millisecond {
+		return fmt.Errorf("%w: group cache TTL %v is under a millisecond", ErrInvalid, c.groupTTL)
+	}
+	if c.now == nil {
+		return fmt.Errorf("%w: clock is nil", ErrInvalid)
+	}
+	return nil
+}
+
+func checkPrefix(p string) error {
+	if len(p) > MaxPrefixLen {
+		return fmt.Errorf("%w: prefix is longer than %d bytes", ErrInvalid, MaxPrefixLen)
+	}
+	if !utf8.ValidString(p) {
+		return fmt.Errorf("%w: prefix %q is not valid UTF-8", ErrInvalid, p)
+	}
+	for _, r := range p {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("%w: prefix %q holds a space or control character", ErrInvalid, p)
+		}
+	}
+	return nil
+}

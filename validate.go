@@ -1,0 +1,119 @@
+package voting
+
+// This file holds the input rules in one place, so that the docs, the
+// checks and the tests agree on them. Every check runs before any round trip:
+// bad input writes nothing.
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on input.
+const (
+	// MaxUserLen is the longest user or poster id, in characters.
+	MaxUserLen = 100
+	// MaxTitleLen is the longest title, in characters.
+	MaxTitleLen = 300
+	// MaxLinkLen is the longest link, in bytes.
+	MaxLinkLen = 2048
+	// MaxGroupLen is the longest group name, in characters.
+	MaxGroupLen = 64
+	// maxIDLen is the length of the largest int64, the range of INCR.
+	maxIDLen = 19
+)
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+}
+
+// checkText checks a user id, poster or title: valid UTF-8, 1..max
+// characters, no control characters, no space at either end.
+func checkText(what, s string, max int) error {
+	switch {
+	case s == "":
+		return invalid("%s is empty", what)
+	case !utf8.ValidString(s):
+		return invalid("%s is not valid UTF-8", what)
+	case utf8.RuneCountInString(s) > max:
+		return invalid("%s is longer than %d characters", what, max)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return invalid("%s %q holds a control character", what, s)
+	case strings.TrimSpace(s) != s:
+		return invalid("%s %q starts or ends with a space", what, s)
+	}
+	return nil
+}
+
+func checkUser(user string) error { return checkText("user", user, MaxUserLen) }
+
+// checkLink accepts an absolute http or https URL with a host.
+func checkLink(link string) error {
+	if len(link) > MaxLinkLen {
+		return invalid("link is longer than %d bytes", MaxLinkLen)
+	}
+	if !utf8.ValidString(link) || strings.IndexFunc(link, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.IsSpace(r)
+	}) >= 0 {
+		return invalid("link %q holds a space, a control character or invalid UTF-8", link)
+	}
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("link %q is not an absolute http or https URL", link)
+	}
+	return nil
+}
+
+// checkID accepts the ids INCR gives: decimal, positive, no leading zero,
+// no sign, no spaces and no "article:" in front.
+func checkID(id string) error {
+	if id == "" || len(id) > maxIDLen || id[0] == '0' {
+		return invalid("article id %q is not a positive decimal integer", id)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return invalid("article id %q is not a positive decimal integer", id)
+		}
+	}
+	return nil
+}
+
+// checkGroup accepts 1..MaxGroupLen letters, digits, '-', '_' and '.'. That
+// keeps braces out of keys (a prefix's hash tag stays the first), and keeps
+// ':', '*' and spaces out so group keys read and scan plainly.
+func checkGroup(name string) error {
+	if name == "" {
+		return invalid("group name is empty")
+	}
+	if !utf8.ValidString(name) {
+		return invalid("group name is not valid UTF-8")
+	}
+	if utf8.RuneCountInString(name) > MaxGroupLen {
+		return invalid("group name is longer than %d characters", MaxGroupLen)
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			return invalid("group name %q holds %q: only letters, digits, '-', '_' and '.' are allowed", name, r)
+		}
+	}
+	return nil
+}
+
+func checkGroups(groups []string) error {
+	for _, g := range groups {
+		if err := checkGroup(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkOrder(o Order) error {
+	if o != ByScore && o != ByTime {
+		return invalid("unknown order %d", int(o))
+	}
+	return nil
+}

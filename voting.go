@@ -1,0 +1,279 @@
+// Package voting is the article-voting system of Redis in Action, chapter 1,
+// for Go services: users post articles, vote them up or down, and read them a
+// page at a time, by score or by posting time, across the site or within a
+// group (topic).
+//
+// # The model
+//
+// An article's score is its posting time in Unix seconds plus a weight W for
+// each net vote (up-votes minus down-votes). Time moving forward is what
+// makes old articles sink; a vote buys W seconds of freshness. The default W
+// is 432, a day divided by 200 votes, so an article with 200 votes stays level
+// with articles a day younger. The poster's own up-vote counts from the
+// start. After the cutoff (a week by default) an article takes no more votes,
+// its score is fixed, and its voter sets expire.
+//
+// # Redis
+//
+// A Store reads and writes the book's own key layout (see the README), so it
+// can serve data written by the book's code and the other way round; WithPrefix
+// puts a namespace in front of every key. Each write (posting, a vote, a group
+// change) is one Lua script: one atomic step and one round trip, so that a
+// score always equals time + W x (up-votes - down-votes), whatever runs
+// concurrently. A listing is two round trips whatever the page size: the page
+// of ids, then one pipelined batch of the articles.
+//
+// Every method takes a context, honoured as far as the connection allows (see
+// Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed or
+// ErrInvalid where those apply, for errors.Is. Bad input is rejected before
+// anything is sent to Redis. A Store is safe for concurrent use.
+package voting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Errors a caller can test for with errors.Is.
+var (
+	// ErrNotFound is returned for a well-formed article id that has no article.
+	ErrNotFound = errors.New("voting: article not found")
+	// ErrVotingClosed is returned for a vote on an article past its cutoff.
+	ErrVotingClosed = errors.New("voting: voting closed")
+	// ErrInvalid is returned for bad input and bad option values. Nothing is
+	// written when it is returned.
+	ErrInvalid = errors.New("voting: invalid input")
+)
+
+// A Direction is a user's vote on an article.
+type Direction int
+
+const (
+	// None is no vote; voting None takes a vote back.
+	None Direction = iota
+	// Up is an up-vote: it adds the vote weight to the score.
+	Up
+	// Down is a down-vote: it takes the vote weight off the score.
+	Down
+)
+
+func (d Direction) String() string {
+	switch d {
+	case None:
+		return "none"
+	case Up:
+		return "up"
+	case Down:
+		return "down"
+	}
+	return "Direction(" + strconv.Itoa(int(d)) + ")"
+}
+
+// An Order is the order of a listing.
+type Order int
+
+const (
+	// ByScore lists the highest score first. It is the zero Order.
+	ByScore Order = iota
+	// ByTime lists the newest article first.
+	ByTime
+)
+
+func (o Order) String() string {
+	switch o {
+	case ByScore:
+		return "by score"
+	case ByTime:
+		return "by time"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// A Store is one namespace of articles in Redis. It holds no state of its own
+// beyond its configuration, so any number of Stores, in any number of
+// processes, may serve the same namespace at once.
+type Store struct {
+	pool     Pool
+	keys     keys
+	weight   float64
+	cutoff   time.Duration
+	pageSize int
+	groupTTL time.Duration
+	now      func() time.Time
+
+	// voteDeltas are the score changes for a net vote change of -2..2, as
+	// the vote script takes them.
+	voteDeltas [5]string
+}
+
+// New returns a Store that takes its connections from pool. With no options
+// it uses the book's key layout and numbers. An invalid option value gives an
+// error wrapping ErrInvalid.
+func New(pool Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("%w: pool is nil", ErrInvalid)
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{
+		pool:     pool,
+		keys:     keys{prefix: cfg.prefix},
+		weight:   cfg.weight,
+		cutoff:   cfg.cutoff,
+		pageSize: cfg.pageSize,
+		groupTTL: cfg.groupTTL,
+		now:      cfg.now,
+	}
+	for i := range s.voteDeltas {
+		s.voteDeltas[i] = formatFloat(float64(i-2) * s.weight)
+	}
+	return s, nil
+}
+
+// PageSize returns the number of articles in a full listing page.
+func (s *Store) PageSize() int { return s.pageSize }
+
+// Vote records user's vote on an article. Up and Down cast or switch the
+// user's vote (a switch moves the score by twice the weight); None takes it
+// back. Voting the way the user already has is no change and no error.
+//
+// The vote, the article's counters and its score change together in one
+// atomic step. Vote returns an error wrapping ErrNotFound for an unknown
+// article and ErrVotingClosed once the cutoff has passed.
+func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) error {
+	if err := checkUser(user); err != nil {
+		return err
+	}
+	if err := checkID(articleID); err != nil {
+		return err
+	}
+	var word string
+	switch dir {
+	case Up:
+		word = "up"
+	case Down:
+		word = "down"
+	case None:
+		word = "none"
+	default:
+		return invalid("unknown vote direction %d", int(dir))
+	}
+	c, err := s.conn(ctx)
+	if err != nil {
+		return fmt.Errorf("voting: vote on article %s: %w", articleID, err)
+	}
+	defer release(c)
+	k := s.keys
+	reply, err := redis.String(run(ctx, c, voteScript,
+		[]string{k.articleHash(articleID), k.scoreIndex(), k.voted(articleID), k.downvoted(articleID)},
+		k.articleHash(articleID), user, word, unixSeconds(s.now()), formatFloat(s.cutoff.Seconds()),
+		s.voteDeltas[0], s.voteDeltas[1], s.voteDeltas[2], s.voteDeltas[3], s.voteDeltas[4]))
+	if err != nil {
+		return fmt.Errorf("voting: vote on article %s: %w", articleID, err)
+	}
+	switch reply {
+	case replyOK, replyUnchanged:
+		return nil
+	case replyNotFound:
+		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
+	case replyClosed:
+		return fmt.Errorf("%w: article %s is older than %v", ErrVotingClosed, articleID, s.cutoff)
+	}
+	return fmt.Errorf("voting: vote on article %s: unexpected reply %q", articleID, reply)
+}
+
+// UserVotes returns user's vote on each of the articles, in order, in one
+// round trip. An article that does not exist, or whose voting has closed
+// (its voter sets have expired), gives None.
+func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string) ([]Direction, error) {
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	for _, id := range articleIDs {
+		if err := checkID(id); err != nil {
+			return nil, err
+		}
+	}
+	if len(articleIDs) == 0 {
+		return []Direction{}, nil
+	}
+	cmds := make([]command, 0, 2*len(articleIDs))
+	for _, id := range articleIDs {
+		cmds = append(cmds,
+			command{"SISMEMBER", []any{s.keys.voted(id), user}},
+			command{"SISMEMBER", []any{s.keys.downvoted(id), user}})
+	}
+	c, err := s.conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+	}
+	defer release(c)
+	replies, err := pipeline(ctx, c, cmds)
+	if err != nil {
+		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+	}
+	dirs := make([]Direction, len(articleIDs))
+	for i := range articleIDs {
+		up, err := redis.Bool(replies[2*i], nil)
+		if err != nil {
+			return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+		}
+		down, err := redis.Bool(replies[2*i+1], nil)
+		if err != nil {
+			return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+		}
+		switch {
+		case up:
+			dirs[i] = Up
+		case down:
+			dirs[i] = Down
+		}
+	}
+	return dirs, nil
+}
+
+// formatFloat writes f in the fewest digits that read back as f.
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// unixSeconds writes t as Unix seconds, with a fraction to the microsecond
+// when t has one, as the book stores time.time().
+func unixSeconds(t time.Time) string {
+	us := t.UnixMicro()
+	sec, frac := us/1e6, us%1e6
+	if frac == 0 {
+		return strconv.FormatInt(sec, 10)
+	}
+	if frac < 0 {
+		sec, frac = sec-1, frac+1e6
+	}
+	s := strconv.FormatInt(sec, 10) + "." + fmt.Sprintf("%06d", frac)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// parseUnixSeconds reads Unix seconds with an optional fraction, as the book
+// and unixSeconds write them.
+func parseUnixSeconds(s string) (time.Time, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec := int64(f)
+	if float64(sec) > f {
+		sec--
+	}
+	us := int64((f-float64(sec))*1e6 + 0.5)
+	return time.Unix(sec, us*1000).UTC(), nil
+}
