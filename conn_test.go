@@ -8,50 +8,17 @@ import (
 	"errors"
 	"net"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/roundtrip"
 	"github.com/gomodule/redigo/redis"
 )
 
-// countingPool counts round trips: each command sent with Do and each Flush
-// of a pipeline is one.
-type countingPool struct {
-	pool  *redis.Pool
-	trips atomic.Int64
-}
-
-func (p *countingPool) Get() redis.Conn { return &countingConn{p.pool.Get(), &p.trips} }
-
-type countingConn struct {
-	redis.Conn
-	trips *atomic.Int64
-}
-
-func (c *countingConn) Do(cmd string, args ...any) (any, error) {
-	c.trips.Add(1)
-	return c.Conn.Do(cmd, args...)
-}
-
-func (c *countingConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
-	c.trips.Add(1)
-	return redis.DoContext(c.Conn, ctx, cmd, args...)
-}
-
-func (c *countingConn) ReceiveContext(ctx context.Context) (any, error) {
-	return redis.ReceiveContext(c.Conn, ctx)
-}
-
-func (c *countingConn) Flush() error {
-	c.trips.Add(1)
-	return c.Conn.Flush()
-}
-
 func TestRoundTrips(t *testing.T) {
 	e := newEnv(t)
-	counter := &countingPool{pool: e.pool}
+	counter := roundtrip.New(e.pool)
 	s, err := voting.New(counter, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix))
 	if err != nil {
 		t.Fatal(err)
@@ -91,11 +58,11 @@ func TestRoundTrips(t *testing.T) {
 	}
 	e.do("DEL", e.key("score:all"), e.key("time:all"))
 	for _, tt := range tests {
-		counter.trips.Store(0)
+		counter.Reset()
 		if err := tt.call(); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if n := counter.trips.Load(); n > tt.max || n < 1 {
+		if n := counter.Trips(); n > tt.max || n < 1 {
 			t.Errorf("%s took %d round trips, want at most %d", tt.name, n, tt.max)
 		}
 	}
