@@ -53,12 +53,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
 
-	c, err := s.conn(ctx)
-	if err != nil {
-		return "", fmt.Errorf("voting: post article: %w", err)
-	}
-	defer release(c)
-	reply, err := redis.Strings(run(ctx, c, postScript, keys,
+	reply, err := redis.Strings(s.script(ctx, postScript, keys,
 		k.articlePrefix(), k.votedPrefix(), title, link, poster, posted,
 		formatFloat(score), s.cutoff.Milliseconds()))
 	if err != nil {
@@ -82,13 +77,8 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 	if err := checkID(articleID); err != nil {
 		return Article{}, err
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return Article{}, fmt.Errorf("voting: article %s: %w", articleID, err)
-	}
-	defer release(c)
 	member := s.keys.articleHash(articleID)
-	replies, err := pipeline(ctx, c, []command{
+	replies, err := s.pipeline(ctx, []command{
 		{"HMGET", append([]any{member}, articleFields...)},
 		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
 	})
@@ -113,16 +103,15 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("voting: list articles %v: %w", order, err)
-	}
-	defer release(c)
-	members, err := redis.Strings(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
-	if err != nil {
-		return nil, fmt.Errorf("voting: list articles %v: %w", order, err)
-	}
-	articles, err := s.fetch(ctx, c, members)
+	var articles []Article
+	err = s.session(ctx, func(c redis.Conn) error {
+		members, err := redis.Strings(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
+		if err != nil {
+			return err
+		}
+		articles, err = s.fetch(ctx, c, members)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("voting: list articles %v: %w", order, err)
 	}

@@ -33,20 +33,108 @@ type contextPool interface {
 	GetContext(ctx context.Context) (redis.Conn, error)
 }
 
-// conn takes a connection from the pool. The caller closes it.
+// A binder is a connection to a Redis Cluster that must be bound to a slot
+// before use, as redisc's are: they route a command by its first argument,
+// which for EVALSHA is no key.
+type binder interface {
+	Bind(keys ...string) error
+}
+
+// conn takes a connection from the pool and, on a cluster, binds it to the
+// namespace's slot. The caller releases it.
 func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var c redis.Conn
 	if p, ok := s.pool.(contextPool); ok {
-		return p.GetContext(ctx)
+		var err error
+		if c, err = p.GetContext(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		c = s.pool.Get()
 	}
-	c := s.pool.Get()
 	if err := c.Err(); err != nil {
-		c.Close()
+		release(c)
 		return nil, err
 	}
+	if b, ok := c.(binder); ok {
+		if err := s.checkClusterPrefix(); err != nil {
+			release(c)
+			return nil, err
+		}
+		if err := b.Bind(s.keys.counter()); err != nil {
+			release(c)
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// maxAttempts bounds how often session runs an operation that Redis
+// Cluster redirects.
+const maxAttempts = 10
+
+// session runs op on a connection of the namespace and gives the connection
+// back. When Redis Cluster redirects a command (MOVED, ASK) or asks to try
+// again (TRYAGAIN), as it does while a slot moves between nodes, it runs op
+// again on a fresh connection: the first at once, since a MOVED has taught
+// the cluster client where the slot is, later ones after a growing pause.
+// Redis refuses such commands before running them, so op's writes are never
+// applied twice.
+func (s *Store) session(ctx context.Context, op func(c redis.Conn) error) error {
+	pause := 5 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		c, err := s.conn(ctx)
+		if err != nil {
+			return err
+		}
+		err = op(c)
+		release(c)
+		if !redirected(err) || attempt == maxAttempts {
+			return err
+		}
+		if attempt > 1 {
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return contextError(ctx, err)
+			case <-t.C:
+			}
+			pause = min(2*pause, 200*time.Millisecond)
+		}
+	}
+}
+
+// redirected reports whether err is Redis Cluster's word that the command
+// was not run here or not yet.
+func redirected(err error) bool {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := string(rerr)
+	return strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK ") || strings.HasPrefix(msg, "TRYAGAIN")
+}
+
+// script runs a script in one session and returns its reply.
+func (s *Store) script(ctx context.Context, sc *script, keys []string, args ...any) (reply any, err error) {
+	err = s.session(ctx, func(c redis.Conn) error {
+		reply, err = run(ctx, c, sc, keys, args...)
+		return err
+	})
+	return reply, err
+}
+
+// pipeline sends cmds in one round trip of one session.
+func (s *Store) pipeline(ctx context.Context, cmds []command) (replies []any, err error) {
+	err = s.session(ctx, func(c redis.Conn) error {
+		replies, err = pipeline(ctx, c, cmds)
+		return err
+	})
+	return replies, err
 }
 
 // release gives a connection back to the pool. Its error is not the
@@ -123,7 +211,8 @@ type command struct {
 
 // pipeline sends cmds in one round trip and returns their replies in order.
 // A Redis error reply to one command is returned in its place in replies, not
-// as err; err is for the connection and the context.
+// as err; err is for the connection, the context, and Redis Cluster's
+// redirections.
 func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -137,17 +226,24 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 		return nil, err
 	}
 	replies = make([]any, len(cmds))
+	var redirect error
 	for i := range cmds {
 		reply, err := receive(ctx, c)
 		var rerr redis.Error
 		if errors.As(err, &rerr) {
 			replies[i] = rerr
+			if redirect == nil && redirected(rerr) {
+				redirect = rerr
+			}
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
 		replies[i] = reply
+	}
+	if redirect != nil {
+		return nil, redirect
 	}
 	return replies, nil
 }

@@ -18,7 +18,7 @@ import (
 
 func TestRoundTrips(t *testing.T) {
 	e := newEnv(t)
-	counter := roundtrip.New(e.pool)
+	counter := roundtrip.New(e.redis())
 	s, err := voting.New(counter, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	expired, cancel2 := context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	defer cancel2()
 	before := e.dump()
-	for kind, s := range connKinds(t, e.pool, e.prefix, &timeouts) {
+	for kind, s := range connKinds(t, e.redis(), e.prefix, &timeouts) {
 		for name, call := range calls(s, id) {
 			if err := call(canceled); !errors.Is(err, context.Canceled) {
 				t.Errorf("%s over %s conn with a canceled context = %v, want context.Canceled", name, kind, err)
@@ -193,7 +193,7 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	if after := e.dump(); after != before {
 		t.Errorf("calls with a dead context wrote:\nbefore %s\nafter  %s", before, after)
 	}
-	if active, idle := e.pool.ActiveCount(), e.pool.IdleCount(); active != idle {
+	if active, idle := e.redis().ActiveCount(), e.redis().IdleCount(); active != idle {
 		t.Errorf("%d connections active, %d idle: some were not given back", active, idle)
 	}
 }
@@ -202,7 +202,7 @@ func TestDeadlineBoundsEachConnKind(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "target")
 	var timeouts []time.Duration
-	for kind, s := range connKinds(t, e.pool, e.prefix, &timeouts) {
+	for kind, s := range connKinds(t, e.redis(), e.prefix, &timeouts) {
 		for name, call := range calls(s, id) {
 			dctx, cancel := context.WithTimeout(ctx, time.Minute)
 			if err := call(dctx); err != nil {
@@ -219,7 +219,7 @@ func TestDeadlineBoundsEachConnKind(t *testing.T) {
 			t.Errorf("timeout %v is not the context's remaining minute", d)
 		}
 	}
-	if active, idle := e.pool.ActiveCount(), e.pool.IdleCount(); active != idle {
+	if active, idle := e.redis().ActiveCount(), e.redis().IdleCount(); active != idle {
 		t.Errorf("%d connections active, %d idle: some were not given back", active, idle)
 	}
 }

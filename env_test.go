@@ -20,6 +20,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/articlevote/voting"
 	"github.com/gomodule/redigo/redis"
+	"github.com/mna/redisc"
 )
 
 // redisAddrEnv names the environment variable that points the suite at a
@@ -52,11 +53,22 @@ func (c *clock) set(t time.Time) {
 type env struct {
 	t      testing.TB
 	store  *voting.Store
-	pool   *redis.Pool
+	pool   pool
 	mr     *miniredis.Miniredis // nil on a real server
 	prefix string
 	clock  *clock
 }
+
+// A pool is a *redis.Pool or, on Redis Cluster, a *redisc.Cluster.
+type pool interface {
+	Get() redis.Conn
+	Close() error
+}
+
+// redisClusterEnv names the environment variable that points the suite at
+// a Redis Cluster instead: its nodes' addresses, separated by commas. Each
+// test then works under a prefix with a hash tag of its own.
+const redisClusterEnv = "VOTING_REDIS_CLUSTER"
 
 // newEnv opens a Store on a fresh miniredis with the book's layout (no
 // prefix), or on the real server under a random prefix. opts come after the
@@ -69,38 +81,137 @@ func newEnv(t testing.TB, opts ...voting.Option) *env {
 // newEnvPrefix is newEnv with prefix at the end of the namespace's prefix.
 func newEnvPrefix(t testing.TB, prefix string, opts ...voting.Option) *env {
 	t.Helper()
-	e := &env{t: t, clock: &clock{now: start}}
-	addr := os.Getenv(redisAddrEnv)
-	if addr == "" {
-		e.mr = miniredis.RunT(t)
-		e.mr.SetTime(start)
-		addr = e.mr.Addr()
-		e.prefix = prefix
-	} else {
-		e.prefix = "votingtest:" + randomHex(6) + ":" + prefix
+	if nodes := os.Getenv(redisClusterEnv); nodes != "" {
+		return newEnvCluster(t, strings.Split(nodes, ","), prefix, opts...)
 	}
-	e.pool = &redis.Pool{
-		MaxIdle:     8,
-		IdleTimeout: time.Minute,
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			return redis.DialContext(ctx, "tcp", addr)
+	return newEnvOn(t, os.Getenv(redisAddrEnv), prefix, opts...)
+}
+
+// newEnvCluster is an env on a Redis Cluster, under a prefix with a hash
+// tag of its own.
+func newEnvCluster(t testing.TB, nodes []string, prefix string, opts ...voting.Option) *env {
+	t.Helper()
+	cluster := newCluster(t, nodes)
+	e := &env{t: t, clock: &clock{now: start}, prefix: "{votingtest-" + randomHex(6) + "}:" + prefix, pool: cluster}
+	e.open(opts)
+	return e
+}
+
+// newCluster is a cluster client on nodes.
+func newCluster(t testing.TB, nodes []string) *redisc.Cluster {
+	t.Helper()
+	cluster := &redisc.Cluster{
+		StartupNodes: nodes,
+		DialOptions:  []redis.DialOption{redis.DialConnectTimeout(2 * time.Second)},
+		CreatePool: func(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
+			return &redis.Pool{
+				MaxIdle:     16,
+				IdleTimeout: time.Minute,
+				Dial:        func() (redis.Conn, error) { return redis.Dial("tcp", addr, opts...) },
+			}, nil
 		},
 	}
-	t.Cleanup(func() {
+	if err := cluster.Refresh(); err != nil {
+		t.Fatalf("cluster at %v: %v", nodes, err)
+	}
+	return cluster
+}
+
+// redis is the env's *redis.Pool, for tests that need one; they skip on a
+// cluster.
+func (e *env) redis() *redis.Pool {
+	p, ok := e.pool.(*redis.Pool)
+	if !ok {
+		e.t.Skip("this test needs a *redis.Pool, not a cluster client")
+	}
+	return p
+}
+
+// pipeConn is a raw connection of the namespace that can pipeline; on a
+// cluster it is bound to the namespace's slot.
+func (e *env) pipeConn() redis.Conn {
+	c := e.pool.Get()
+	if _, ok := c.(*redisc.Conn); ok {
+		if err := redisc.BindConn(c, e.key("article:")); err != nil {
+			e.t.Fatalf("bind to the namespace's slot: %v", err)
+		}
+	}
+	return c
+}
+
+// conn is a raw connection of the namespace; on a cluster it is bound to
+// the namespace's slot and follows redirections, but cannot pipeline.
+func (e *env) conn() redis.Conn {
+	c := e.pipeConn()
+	if rc, err := redisc.RetryConn(c, 10, 50*time.Millisecond); err == nil {
+		return rc
+	}
+	return c
+}
+
+// newEnvOn is newEnvPrefix on the server at addr, or on miniredis if addr is
+// empty.
+func newEnvOn(t testing.TB, addr, prefix string, opts ...voting.Option) *env {
+	t.Helper()
+	if addr != "" {
+		return newEnvPool(t, &redis.Pool{
+			MaxIdle:     32,
+			IdleTimeout: time.Minute,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr)
+			},
+		}, prefix, opts...)
+	}
+	e := &env{t: t, clock: &clock{now: start}, prefix: prefix}
+	e.mr = miniredis.RunT(t)
+	e.mr.SetTime(start)
+	e.pool = &redis.Pool{
+		MaxIdle: 32,
+		Dial:    func() (redis.Conn, error) { return redis.Dial("tcp", e.mr.Addr()) },
+	}
+	e.open(opts)
+	return e
+}
+
+// newEnvPool is an env on a real server's pool, under a random prefix
+// ending in prefix.
+func newEnvPool(t testing.TB, pool *redis.Pool, prefix string, opts ...voting.Option) *env {
+	t.Helper()
+	e := &env{t: t, clock: &clock{now: start}, prefix: "votingtest:" + randomHex(6) + ":" + prefix, pool: pool}
+	e.open(opts)
+	return e
+}
+
+// open opens the env's Store, with opts after the env's own, and deletes
+// the namespace's keys on a real server when the test ends.
+func (e *env) open(opts []voting.Option) {
+	e.t.Helper()
+	e.t.Cleanup(func() {
 		if e.mr == nil {
-			for _, k := range e.keys() {
-				e.do("DEL", k)
-			}
+			e.deleteAll()
 		}
 		e.pool.Close()
 	})
 	all := append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)
 	s, err := voting.New(e.pool, all...)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		e.t.Fatalf("New: %v", err)
 	}
 	e.store = s
-	return e
+}
+
+// deleteAll deletes the namespace's keys.
+func (e *env) deleteAll() {
+	keys := e.keys()
+	for len(keys) > 0 {
+		n := min(len(keys), 1000)
+		args := make([]any, n)
+		for i, k := range keys[:n] {
+			args[i] = k
+		}
+		e.do("UNLINK", args...)
+		keys = keys[n:]
+	}
 }
 
 func randomHex(n int) string {
@@ -130,7 +241,7 @@ func (e *env) advance(d time.Duration) {
 // do runs a raw command and fails the test on an error.
 func (e *env) do(cmd string, args ...any) any {
 	e.t.Helper()
-	c := e.pool.Get()
+	c := e.conn()
 	defer c.Close()
 	reply, err := c.Do(cmd, args...)
 	if err != nil {

@@ -18,12 +18,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 		return err
 	}
 	member := s.keys.articleHash(articleID)
-	c, err := s.conn(ctx)
-	if err != nil {
-		return fmt.Errorf("voting: add article %s to groups: %w", articleID, err)
-	}
-	defer release(c)
-	reply, err := redis.String(run(ctx, c, addGroupsScript, append([]string{member}, keys...), member))
+	reply, err := redis.String(s.script(ctx, addGroupsScript, append([]string{member}, keys...), member))
 	if err != nil {
 		return fmt.Errorf("voting: add article %s to groups: %w", articleID, err)
 	}
@@ -44,12 +39,7 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if err != nil {
 		return err
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)
-	}
-	defer release(c)
-	reply, err := redis.String(run(ctx, c, removeGroupsScript, keys, s.keys.articleHash(articleID)))
+	reply, err := redis.String(s.script(ctx, removeGroupsScript, keys, s.keys.articleHash(articleID)))
 	if err != nil {
 		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)
 	}
@@ -93,19 +83,18 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("voting: list group %s %v: %w", group, order, err)
-	}
-	defer release(c)
 	k := s.keys
-	members, err := redis.Strings(run(ctx, c, groupPageScript,
-		[]string{k.groupCache(group, order), k.group(group), k.index(order)},
-		s.groupTTL.Milliseconds(), start, stop))
-	if err != nil {
-		return nil, fmt.Errorf("voting: list group %s %v: %w", group, order, err)
-	}
-	articles, err := s.fetch(ctx, c, members)
+	var articles []Article
+	err = s.session(ctx, func(c redis.Conn) error {
+		members, err := redis.Strings(run(ctx, c, groupPageScript,
+			[]string{k.groupCache(group, order), k.group(group), k.index(order)},
+			s.groupTTL.Milliseconds(), start, stop))
+		if err != nil {
+			return err
+		}
+		articles, err = s.fetch(ctx, c, members)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("voting: list group %s %v: %w", group, order, err)
 	}

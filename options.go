@@ -3,6 +3,7 @@ package voting
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -120,6 +121,22 @@ func (c config) validate() error {
 		return fmt.Errorf("%w: clock is nil", ErrInvalid)
 	}
 	return nil
+}
+
+// hashTag returns the hash tag that Redis Cluster finds in a key that
+// starts with prefix: the text between the first '{' and the first '}'
+// after it, if that is not empty. Nothing after the prefix in a key of the
+// namespace holds a brace, so every key has the prefix's tag.
+func hashTag(prefix string) (string, bool) {
+	open := strings.IndexByte(prefix, '{')
+	if open < 0 {
+		return "", false
+	}
+	end := strings.IndexByte(prefix[open+1:], '}')
+	if end <= 0 {
+		return "", false
+	}
+	return prefix[open+1 : open+1+end], true
 }
 
 func checkPrefix(p string) error {

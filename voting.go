@@ -114,6 +114,14 @@ type Store struct {
 // New returns a Store that takes its connections from pool. With no options
 // it uses the book's key layout and numbers. An invalid option value gives an
 // error wrapping ErrInvalid.
+//
+// On Redis Cluster, through a client whose connections have a
+// Bind(keys ...string) error method (such as *redisc.Cluster), the prefix
+// must hold a hash tag, as in WithPrefix("{news}:"), so that all the keys of
+// the Store share one slot and each operation stays one atomic step; New
+// returns an error wrapping ErrInvalid otherwise. To learn whether the pool
+// is such a client, New takes one connection from any pool that is not a
+// *redis.Pool and gives it back unused.
 func New(pool Pool, opts ...Option) (*Store, error) {
 	if pool == nil {
 		return nil, fmt.Errorf("%w: pool is nil", ErrInvalid)
@@ -136,6 +144,19 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	for i := range s.voteDeltas {
 		s.voteDeltas[i] = formatFloat(float64(i-2) * s.weight)
+	}
+	// A cluster client's connections must be bound to a slot, and then every
+	// key must share the prefix's hash tag. A *redis.Pool is no cluster
+	// client, and its Get would dial, so only other pools are asked.
+	if _, ok := pool.(*redis.Pool); !ok {
+		c := pool.Get()
+		_, cluster := c.(binder)
+		release(c)
+		if cluster {
+			if err := s.checkClusterPrefix(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return s, nil
 }
@@ -168,13 +189,8 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	default:
 		return invalid("unknown vote direction %d", int(dir))
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return fmt.Errorf("voting: vote on article %s: %w", articleID, err)
-	}
-	defer release(c)
 	k := s.keys
-	reply, err := redis.String(run(ctx, c, voteScript,
+	reply, err := redis.String(s.script(ctx, voteScript,
 		[]string{k.articleHash(articleID), k.scoreIndex(), k.voted(articleID), k.downvoted(articleID)},
 		k.articleHash(articleID), user, word, unixSeconds(s.now()), formatFloat(s.cutoff.Seconds()),
 		s.voteDeltas[0], s.voteDeltas[1], s.voteDeltas[2], s.voteDeltas[3], s.voteDeltas[4]))
@@ -213,12 +229,7 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 			command{"SISMEMBER", []any{s.keys.voted(id), user}},
 			command{"SISMEMBER", []any{s.keys.downvoted(id), user}})
 	}
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
-	}
-	defer release(c)
-	replies, err := pipeline(ctx, c, cmds)
+	replies, err := s.pipeline(ctx, cmds)
 	if err != nil {
 		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
 	}
@@ -276,4 +287,13 @@ func parseUnixSeconds(s string) (time.Time, error) {
 	}
 	us := int64((f-float64(sec))*1e6 + 0.5)
 	return time.Unix(sec, us*1000).UTC(), nil
+}
+
+// checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,
+// where the keys of one operation must share a slot.
+func (s *Store) checkClusterPrefix() error {
+	if _, ok := hashTag(s.keys.prefix); !ok {
+		return invalid("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.prefix)
+	}
+	return nil
 }

@@ -1,0 +1,151 @@
+package voting_test
+
+// This file holds the invariant checker: what must hold of a namespace's
+// raw keys whatever ran against it, read straight from Redis.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// invariants reads the namespace's raw keys, with no write in flight, and
+// returns every broken invariant:
+//
+//   - for every article in time:, while voting is open (its voter sets have
+//     not expired), votes = size of voted:<id> and downvotes = size of
+//     downvoted:<id>;
+//   - its score in score: = time + weight x (votes - downvotes);
+//   - its time in time: = its hash's time;
+//   - no user is both an up- and a down-voter;
+//   - every member of score:, time: and each group:<name> has its hash.
+func (e *env) invariants(weight float64, cutoff time.Duration) []string {
+	e.t.Helper()
+	c := e.pipeConn()
+	defer c.Close()
+	var broken []string
+	fail := func(format string, args ...any) { broken = append(broken, fmt.Sprintf(format, args...)) }
+
+	times, err := redis.StringMap(c.Do("ZRANGE", e.key("time:"), 0, -1, "WITHSCORES"))
+	if err != nil {
+		e.t.Fatalf("ZRANGE time: %v", err)
+	}
+	now := e.clock.Now()
+	for member, indexTime := range times {
+		id, ok := strings.CutPrefix(member, e.key("article:"))
+		if !ok {
+			fail("time: holds %q, not an article of the namespace", member)
+			continue
+		}
+		for _, cmd := range []struct {
+			name string
+			args []any
+		}{
+			{"HGETALL", []any{member}},
+			{"ZSCORE", []any{e.key("score:"), member}},
+			{"SMEMBERS", []any{e.key("voted:" + id)}},
+			{"SMEMBERS", []any{e.key("downvoted:" + id)}},
+		} {
+			c.Send(cmd.name, cmd.args...)
+		}
+		if err := c.Flush(); err != nil {
+			e.t.Fatal(err)
+		}
+		h, err1 := redis.StringMap(c.Receive())
+		score, err2 := redis.Float64(c.Receive())
+		up, err3 := redis.Strings(c.Receive())
+		down, err4 := redis.Strings(c.Receive())
+		if err1 != nil || err3 != nil || err4 != nil {
+			e.t.Fatalf("reading article %s: %v %v %v", id, err1, err3, err4)
+		}
+		if len(h) == 0 {
+			fail("article %s is in time: but has no hash", id)
+			continue
+		}
+		if err2 != nil {
+			fail("article %s is in time: but not in score: (%v)", id, err2)
+			continue
+		}
+		posted, err := strconv.ParseFloat(h["time"], 64)
+		if err != nil {
+			fail("article %s: time %q: %v", id, h["time"], err)
+			continue
+		}
+		if it, _ := strconv.ParseFloat(indexTime, 64); it != posted {
+			fail("article %s: time: says %v, its hash %v", id, it, posted)
+		}
+		votes, err1 := strconv.ParseInt(h["votes"], 10, 64)
+		downvotes := int64(0)
+		if d, ok := h["downvotes"]; ok {
+			downvotes, err2 = strconv.ParseInt(d, 10, 64)
+		}
+		if err1 != nil || err2 != nil {
+			fail("article %s: counters %q/%q do not parse", id, h["votes"], h["downvotes"])
+			continue
+		}
+		if want := posted + weight*float64(votes-downvotes); math.Abs(score-want) > 1e-3 {
+			fail("article %s: score %v, want time %v + %v x (%d - %d) = %v", id, score, posted, weight, votes, downvotes, want)
+		}
+		if open := time.Unix(0, int64(posted*1e9)).Add(cutoff).After(now); open {
+			if int64(len(up)) != votes || int64(len(down)) != downvotes {
+				fail("article %s: counters %d/%d, voter sets %d/%d", id, votes, downvotes, len(up), len(down))
+			}
+		}
+		ups := map[string]bool{}
+		for _, u := range up {
+			ups[u] = true
+		}
+		for _, u := range down {
+			if ups[u] {
+				fail("article %s: user %q is both an up- and a down-voter", id, u)
+			}
+		}
+	}
+
+	indexes := []string{e.key("score:"), e.key("time:")}
+	for _, k := range e.keys() {
+		if strings.HasPrefix(k, e.key("group:")) {
+			indexes = append(indexes, k)
+		}
+	}
+	for _, index := range indexes {
+		var members []string
+		if strings.HasPrefix(index, e.key("group:")) {
+			members, err = redis.Strings(c.Do("SMEMBERS", index))
+		} else {
+			members, err = redis.Strings(c.Do("ZRANGE", index, 0, -1))
+		}
+		if err != nil {
+			e.t.Fatalf("reading %s: %v", index, err)
+		}
+		for _, m := range members {
+			c.Send("EXISTS", m)
+		}
+		if err := c.Flush(); err != nil {
+			e.t.Fatal(err)
+		}
+		for _, m := range members {
+			if n, err := redis.Int(c.Receive()); err != nil || n != 1 {
+				fail("%s holds %s, which has no hash (%v)", index, m, err)
+			}
+		}
+	}
+	return broken
+}
+
+// checkInvariants fails the test for each broken invariant.
+func (e *env) checkInvariants(weight float64, cutoff time.Duration) {
+	e.t.Helper()
+	broken := e.invariants(weight, cutoff)
+	for i, b := range broken {
+		if i == 20 {
+			e.t.Errorf("... and %d more", len(broken)-20)
+			break
+		}
+		e.t.Error(b)
+	}
+}
