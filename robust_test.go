@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -470,5 +471,46 @@ func TestScriptsAreConstants(t *testing.T) {
 	}
 	if !titles["]] .. redis.call('FLUSHALL') .. [["] || len(titles) != 6 {
 		t.Errorf("titles stored: %v", titles)
+	}
+}
+
+// aclCommands are the commands a Store sends, its scripts' included: the
+// README's ACL example grants exactly these.
+const aclCommands = "+evalsha +eval +hmget +zscore +zmscore +zrevrange +sismember " +
+	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del"
+
+func TestLeastPrivilegeACLUser(t *testing.T) {
+	srv := startServer(t)
+	if _, err := srv.admin("ACL", "SETUSER", "voting", "on", ">pw", "~news:*", "resetchannels", "-@all"); err != nil {
+		t.Fatal(err)
+	}
+	args := []any{"SETUSER", "voting"}
+	for _, c := range strings.Fields(aclCommands) {
+		args = append(args, c)
+	}
+	if _, err := srv.admin("ACL", args...); err != nil {
+		t.Fatal(err)
+	}
+	pool := srv.pool(redis.DialUsername("voting"), redis.DialPassword("pw"))
+	defer pool.Close()
+	store, err := voting.New(pool, voting.WithPrefix("news:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PostArticle(ctx, "alice", "first", "https://example.com/"); err != nil {
+		t.Fatalf("as the ACL user: %v", err)
+	}
+	for _, call := range calls(store, "1") {
+		if err := call(ctx); err != nil {
+			t.Errorf("as the ACL user: %v", err)
+		}
+	}
+	// With no prefix, the keys are outside the user's pattern.
+	outside, err := voting.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outside.PostArticle(ctx, "alice", "t", "https://example.com/"); err == nil {
+		t.Error("the ACL user wrote outside its key pattern")
 	}
 }

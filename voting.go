@@ -62,6 +62,7 @@ const (
 	Down
 )
 
+// String returns "none", "up" or "down".
 func (d Direction) String() string {
 	switch d {
 	case None:
@@ -84,6 +85,7 @@ const (
 	ByTime
 )
 
+// String returns "by score" or "by time".
 func (o Order) String() string {
 	switch o {
 	case ByScore:

@@ -19,7 +19,8 @@ install_redis() {
 
 # free_port sets FREE_PORT to a loopback port that nothing listens on and
 # that no earlier call gave. With "cluster", port + 10000, the node's
-# cluster bus, must be free too.
+# cluster bus, must be free too. Both stay below 32768, where Linux's
+# outgoing connections take their ports, so that none can be in the way.
 TAKEN_PORTS=" "
 port_free() {
 	case "$TAKEN_PORTS" in *" $1 "*) return 1 ;; esac
@@ -27,7 +28,7 @@ port_free() {
 }
 free_port() {
 	local port
-	for port in $(shuf -i 20000-30000 -n 100); do
+	for port in $(shuf -i 20000-22767 -n 100); do
 		port_free "$port" || continue
 		if [ "${1:-}" = cluster ]; then
 			port_free $((port + 10000)) || continue
