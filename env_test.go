@@ -385,5 +385,18 @@ func (e *env) vote(user, id string, dir voting.Direction) {
 	}
 }
 
+// together runs f(0) to f(n-1) in n goroutines and waits for them all.
+func together(n int, f func(g int)) {
+	var wg sync.WaitGroup
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			f(g)
+		}(g)
+	}
+	wg.Wait()
+}
+
 // unix is t in the book's time format for whole seconds.
 func unix(t time.Time) float64 { return float64(t.Unix()) }

@@ -123,20 +123,13 @@ func (c config) validate() error {
 	return nil
 }
 
-// hashTag returns the hash tag that Redis Cluster finds in a key that
-// starts with prefix: the text between the first '{' and the first '}'
-// after it, if that is not empty. Nothing after the prefix in a key of the
-// namespace holds a brace, so every key has the prefix's tag.
-func hashTag(prefix string) (string, bool) {
+// hasHashTag reports whether Redis Cluster finds a hash tag in a key that
+// starts with prefix: a first '{', then at least one character, then a '}'.
+// Nothing after the prefix in a key of the namespace holds a brace, so every
+// key then has the prefix's tag.
+func hasHashTag(prefix string) bool {
 	open := strings.IndexByte(prefix, '{')
-	if open < 0 {
-		return "", false
-	}
-	end := strings.IndexByte(prefix[open+1:], '}')
-	if end <= 0 {
-		return "", false
-	}
-	return prefix[open+1 : open+1+end], true
+	return open >= 0 && strings.IndexByte(prefix[open+1:], '}') > 0
 }
 
 func checkPrefix(p string) error {

@@ -58,22 +58,16 @@ func TestManyVotersOnOneArticle(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "popular")
 	const goroutines, votes = 32, 200
-	var wg sync.WaitGroup
 	var failed atomic.Int64
-	for g := 0; g < goroutines; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for v := 0; v < votes; v++ {
-				if err := e.store.Vote(ctx, fmt.Sprintf("user-%d-%d", g, v), id, voting.Up); err != nil {
-					failed.Add(1)
-					t.Error(err)
-					return
-				}
+	together(goroutines, func(g int) {
+		for v := 0; v < votes; v++ {
+			if err := e.store.Vote(ctx, fmt.Sprintf("user-%d-%d", g, v), id, voting.Up); err != nil {
+				failed.Add(1)
+				t.Error(err)
+				return
 			}
-		}(g)
-	}
-	wg.Wait()
+		}
+	})
 	if failed.Load() > 0 {
 		t.FailNow()
 	}
@@ -94,21 +88,14 @@ func TestOneUserRacingThemselves(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "contested")
 	const goroutines, rounds = 50, 20
-	var wg sync.WaitGroup
-	for g := 0; g < goroutines; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				dir := voting.Direction((g + r) % 3)
-				if err := e.store.Vote(ctx, "bob", id, dir); err != nil {
-					t.Error(err)
-					return
-				}
+	together(goroutines, func(g int) {
+		for r := 0; r < rounds; r++ {
+			if err := e.store.Vote(ctx, "bob", id, voting.Direction((g+r)%3)); err != nil {
+				t.Error(err)
+				return
 			}
-		}(g)
-	}
-	wg.Wait()
+		}
+	})
 	// Whatever vote came last, the state is that vote's, whole.
 	dirs, err := e.store.UserVotes(ctx, "bob", id)
 	if err != nil {
@@ -150,7 +137,7 @@ func (e *env) checkCounts(t *testing.T, id string, up, down int64, net int) {
 // workload runs a mixed, seeded, random workload from goroutines: posts,
 // votes in every direction, group changes and every kind of read. It
 // returns the errors that were not ErrVotingClosed, keyed by operation.
-func workload(e *env, s *voting.Store, seed uint64, goroutines, ops int, timeout time.Duration) map[string]int {
+func workload(s *voting.Store, seed uint64, goroutines, ops int, timeout time.Duration) map[string]int {
 	var mu sync.Mutex
 	errs := map[string]int{}
 	var ids []string // guarded by mu
@@ -223,7 +210,7 @@ func workload(e *env, s *voting.Store, seed uint64, goroutines, ops int, timeout
 
 func TestMixedWorkloadKeepsInvariants(t *testing.T) {
 	e := newEnv(t)
-	errs := workload(e, e.store, 42, 16, 150, time.Minute)
+	errs := workload(e.store, 42, 16, 150, time.Minute)
 	if len(errs) > 0 {
 		t.Errorf("errors under a mixed workload: %v", errs)
 	}
@@ -238,7 +225,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	e := newEnvPool(t, srv.pool(), "")
 	const deadline = 500 * time.Millisecond
 	done := make(chan map[string]int)
-	go func() { done <- workload(e, e.store, 7, 8, 5000, deadline) }()
+	go func() { done <- workload(e.store, 7, 8, 5000, deadline) }()
 	time.Sleep(100 * time.Millisecond)
 	srv.kill()
 	killed := time.Now()
@@ -271,7 +258,7 @@ func TestServerKilledMidRun(t *testing.T) {
 // is dropped, so a workload sees at most MaxIdle errors and the next none.
 func recovers(t *testing.T, e *env) {
 	t.Helper()
-	errs := workload(e, e.store, 100, 4, 100, 5*time.Second)
+	errs := workload(e.store, 100, 4, 100, 5*time.Second)
 	n := 0
 	for _, k := range errs {
 		n += k
@@ -279,7 +266,7 @@ func recovers(t *testing.T, e *env) {
 	if n > e.redis().MaxIdle {
 		t.Errorf("%d errors after the break (%v), more than the %d pooled connections", n, errs, e.redis().MaxIdle)
 	}
-	if errs := workload(e, e.store, 101, 4, 100, 5*time.Second); len(errs) > 0 {
+	if errs := workload(e.store, 101, 4, 100, 5*time.Second); len(errs) > 0 {
 		t.Errorf("errors once the broken connections were dropped: %v", errs)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -400,7 +387,7 @@ func TestClientKillMidRun(t *testing.T) {
 	srv := startServer(t)
 	e := newEnvPool(t, srv.pool(), "")
 	done := make(chan map[string]int)
-	go func() { done <- workload(e, e.store, 11, 8, 300, 5*time.Second) }()
+	go func() { done <- workload(e.store, 11, 8, 300, 5*time.Second) }()
 	var killed int64
 	for i := 0; i < 5; i++ {
 		time.Sleep(50 * time.Millisecond)

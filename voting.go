@@ -107,6 +107,7 @@ type Store struct {
 	pageSize int
 	groupTTL time.Duration
 	now      func() time.Time
+	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
 
 	// voteDeltas are the score changes for a net vote change of -2..2, as
 	// the vote script takes them.
@@ -143,6 +144,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		pageSize: cfg.pageSize,
 		groupTTL: cfg.groupTTL,
 		now:      cfg.now,
+		tagged:   hasHashTag(cfg.prefix),
 	}
 	for i := range s.voteDeltas {
 		s.voteDeltas[i] = formatFloat(float64(i-2) * s.weight)
@@ -294,7 +296,7 @@ func parseUnixSeconds(s string) (time.Time, error) {
 // checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,
 // where the keys of one operation must share a slot.
 func (s *Store) checkClusterPrefix() error {
-	if _, ok := hashTag(s.keys.prefix); !ok {
+	if !s.tagged {
 		return invalid("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.prefix)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -799,32 +798,26 @@ func TestConcurrentVotesKeepScoreAndCountersTogether(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "contested")
 	const workers, votes = 8, 40
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*votes)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for v := 0; v < votes; v++ {
-				user := fmt.Sprintf("user-%d-%d", w, v)
-				// Each user votes down, then half switch up: final net per
-				// worker is votes/2 up and votes/2 down.
-				if err := e.store.Vote(ctx, user, id, voting.Down); err != nil {
-					errs <- err
-				}
-				if v%2 == 0 {
-					if err := e.store.Vote(ctx, user, id, voting.Up); err != nil {
-						errs <- err
-					}
-				}
-				// Every user also takes back and recasts to race the sets.
-				if err := e.store.Vote(ctx, "shared", id, voting.Direction(v%3)); err != nil {
+	errs := make(chan error, 3*workers*votes)
+	together(workers, func(w int) {
+		for v := 0; v < votes; v++ {
+			user := fmt.Sprintf("user-%d-%d", w, v)
+			// Each user votes down, then half switch up: final net per
+			// worker is votes/2 up and votes/2 down.
+			if err := e.store.Vote(ctx, user, id, voting.Down); err != nil {
+				errs <- err
+			}
+			if v%2 == 0 {
+				if err := e.store.Vote(ctx, user, id, voting.Up); err != nil {
 					errs <- err
 				}
 			}
-		}(w)
-	}
-	wg.Wait()
+			// Every user also takes back and recasts to race the sets.
+			if err := e.store.Vote(ctx, "shared", id, voting.Direction(v%3)); err != nil {
+				errs <- err
+			}
+		}
+	})
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
@@ -878,18 +871,12 @@ func TestConcurrentReadersBuildAColdGroupOnce(t *testing.T) {
 		return 0
 	}
 	before := intersections()
-	var wg sync.WaitGroup
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			articles, err := e.store.GetGroupArticles(ctx, "busy", 1, voting.ByScore)
-			if err != nil || len(articles) != voting.DefaultPageSize {
-				t.Errorf("GetGroupArticles = %d articles, %v", len(articles), err)
-			}
-		}()
-	}
-	wg.Wait()
+	together(20, func(int) {
+		articles, err := e.store.GetGroupArticles(ctx, "busy", 1, voting.ByScore)
+		if err != nil || len(articles) != voting.DefaultPageSize {
+			t.Errorf("GetGroupArticles = %d articles, %v", len(articles), err)
+		}
+	})
 	if n := intersections() - before; n != 1 {
 		t.Errorf("20 concurrent readers built the group %d times, want once", n)
 	}
