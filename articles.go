@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -44,31 +45,34 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := checkGroups(groups); err != nil {
 		return "", err
 	}
+	now := s.now()
+	if err := checkClock(now); err != nil {
+		return "", err
+	}
 	k := s.keys
 	keys := []string{k.counter(), k.scoreIndex(), k.timeIndex()}
 	for _, g := range groups {
 		keys = append(keys, k.group(g))
 	}
-	now := s.now()
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
 
-	reply, err := redis.Strings(s.script(ctx, postScript, keys,
-		k.articlePrefix(), k.votedPrefix(), title, link, poster, posted,
+	reply, err := redis.String(s.script(ctx, postScript, keys,
+		k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
 		formatFloat(score), s.cutoff.Milliseconds()))
 	if err != nil {
 		return "", fmt.Errorf("voting: post article: %w", err)
 	}
-	if len(reply) != 2 {
-		return "", fmt.Errorf("voting: post article: unexpected reply %q", reply)
-	}
-	switch reply[0] {
+	word, detail, _ := strings.Cut(reply, " ")
+	switch word {
 	case replyOK:
-		return reply[1], nil
+		return detail, nil
 	case replyTaken:
-		return "", fmt.Errorf("voting: post article: the counter %s gave id %s, which an article already has", k.counter(), reply[1])
+		return "", fmt.Errorf("%w: post article: the counter %s is behind existing data: %s exists", ErrCorrupt, k.counter(), detail)
+	case replyFull:
+		return "", fmt.Errorf("voting: post article: the counter %s is at the largest id", k.counter())
 	}
-	return "", fmt.Errorf("voting: post article: unexpected reply %q", reply)
+	return "", scriptError("post article", word, detail)
 }
 
 // Article returns one article. It returns an error wrapping ErrNotFound if
@@ -87,7 +91,7 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 	}
 	a, ok, err := parseArticle(articleID, replies[0], replies[1])
 	if err != nil {
-		return Article{}, fmt.Errorf("voting: article %s: %w", articleID, err)
+		return Article{}, err
 	}
 	if !ok {
 		return Article{}, fmt.Errorf("%w: article %s", ErrNotFound, articleID)
@@ -99,9 +103,12 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 // newest first. Pages count from 1; a page past the end is empty. It takes two
 // round trips to Redis whatever the page size.
 func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	start, stop, err := s.pageRange(page, order)
+	start, stop, past, err := s.pageRange(page, order)
 	if err != nil {
 		return nil, err
+	}
+	if past {
+		return []Article{}, nil
 	}
 	var articles []Article
 	err = s.session(ctx, func(c redis.Conn) error {
@@ -119,58 +126,59 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 }
 
 // pageRange checks page and order and gives the page's ZREVRANGE bounds.
-func (s *Store) pageRange(page int, order Order) (start, stop int64, err error) {
+// past reports a page so far on that its bounds overflow: past any index's
+// end, so empty.
+func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, err error) {
 	if err := checkOrder(order); err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
 	if page < 1 {
-		return 0, 0, invalid("page %d is before page 1", page)
+		return 0, 0, false, invalid("page %d is before page 1", page)
 	}
 	size := int64(s.pageSize)
 	if int64(page-1) > (math.MaxInt64-size)/size {
-		return 0, 0, invalid("page %d is out of range", page)
+		return 0, 0, true, nil
 	}
 	start = int64(page-1) * size
-	return start, start + size - 1, nil
+	return start, start + size - 1, false, nil
 }
 
 // fetch reads the articles of index members in one pipelined round trip,
-// keeping their order. A member whose hash or score is gone is skipped.
+// keeping their order. A member that is not an article of the namespace,
+// whose hash or score is gone, or whose fields do not parse is skipped: one
+// bad record does not break a listing.
 func (s *Store) fetch(ctx context.Context, c redis.Conn, members []string) ([]Article, error) {
-	if len(members) == 0 {
-		return []Article{}, nil
-	}
-	ids := make([]string, len(members))
+	ids := make([]string, 0, len(members))
 	cmds := make([]command, 0, len(members)+1)
-	zmscore := []any{s.keys.scoreIndex()}
-	for i, m := range members {
+	zmscore := make([]any, 1, len(members)+1)
+	zmscore[0] = s.keys.scoreIndex()
+	for _, m := range members {
 		id, ok := s.keys.articleID(m)
-		if !ok {
-			return nil, fmt.Errorf("index member %q is not an article of this namespace", m)
+		if !ok || checkID(id) != nil {
+			continue
 		}
-		ids[i] = id
+		ids = append(ids, id)
 		cmds = append(cmds, command{"HMGET", append([]any{m}, articleFields...)})
 		zmscore = append(zmscore, m)
+	}
+	if len(ids) == 0 {
+		return []Article{}, nil
 	}
 	cmds = append(cmds, command{"ZMSCORE", zmscore})
 	replies, err := pipeline(ctx, c, cmds)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := redis.Values(replies[len(members)], nil)
+	scores, err := redis.Values(replies[len(ids)], nil)
 	if err != nil {
 		return nil, err
 	}
-	if len(scores) != len(members) {
-		return nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(members))
+	if len(scores) != len(ids) {
+		return nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(ids))
 	}
-	articles := make([]Article, 0, len(members))
+	articles := make([]Article, 0, len(ids))
 	for i, id := range ids {
-		a, ok, err := parseArticle(id, replies[i], scores[i])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if a, ok, err := parseArticle(id, replies[i], scores[i]); ok && err == nil {
 			articles = append(articles, a)
 		}
 	}
@@ -179,14 +187,17 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, members []string) ([]Ar
 
 // parseArticle reads an article from its HMGET of articleFields and its
 // score. ok is false if the article is gone: no hash (no time field) or no
-// score.
+// score. An error, wrapping ErrCorrupt, names what does not parse.
 func parseArticle(id string, fields, score any) (a Article, ok bool, err error) {
+	corrupt := func(what string, err error) (Article, bool, error) {
+		return Article{}, false, fmt.Errorf("%w: article %s: %s: %v", ErrCorrupt, id, what, err)
+	}
 	vals, err := redis.Values(fields, nil)
 	if err != nil {
-		return Article{}, false, err
+		return corrupt("hash", err)
 	}
 	if len(vals) != len(articleFields) {
-		return Article{}, false, fmt.Errorf("HMGET gave %d fields, want %d", len(vals), len(articleFields))
+		return corrupt("hash", fmt.Errorf("HMGET gave %d fields, want %d", len(vals), len(articleFields)))
 	}
 	if vals[3] == nil || score == nil {
 		return Article{}, false, nil
@@ -194,25 +205,16 @@ func parseArticle(id string, fields, score any) (a Article, ok bool, err error) 
 	str := func(v any) string { s, _ := redis.String(v, nil); return s }
 	a = Article{ID: id, Title: str(vals[0]), Link: str(vals[1]), Poster: str(vals[2])}
 	if a.Posted, err = parseUnixSeconds(str(vals[3])); err != nil {
-		return Article{}, false, fmt.Errorf("article %s: time: %w", id, err)
+		return corrupt("field time", err)
 	}
 	if a.Score, err = redis.Float64(score, nil); err != nil {
-		return Article{}, false, fmt.Errorf("article %s: score: %w", id, err)
+		return corrupt("score", err)
 	}
 	if a.Votes, err = parseCount(vals[4]); err != nil {
-		return Article{}, false, fmt.Errorf("article %s: votes: %w", id, err)
+		return corrupt("field votes", err)
 	}
 	if a.Downvotes, err = parseCount(vals[5]); err != nil {
-		return Article{}, false, fmt.Errorf("article %s: downvotes: %w", id, err)
+		return corrupt("field downvotes", err)
 	}
 	return a, true, nil
-}
-
-// parseCount reads a counter field; a missing one (the book writes no
-// downvotes) is zero.
-func parseCount(v any) (int64, error) {
-	if v == nil {
-		return 0, nil
-	}
-	return redis.Int64(v, nil)
 }

@@ -50,14 +50,14 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 	if p, ok := s.pool.(contextPool); ok {
 		var err error
 		if c, err = p.GetContext(ctx); err != nil {
-			return nil, err
+			return nil, contextError(ctx, err) // a dial cut short by the deadline
 		}
 	} else {
 		c = s.pool.Get()
 	}
 	if err := c.Err(); err != nil {
 		release(c)
-		return nil, err
+		return nil, contextError(ctx, err)
 	}
 	if b, ok := c.(binder); ok {
 		if err := s.checkClusterPrefix(); err != nil {
@@ -160,10 +160,15 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 }
 
 // receive reads one pipelined reply, honouring ctx as far as c allows.
+//
+// It does not give up on a context that has ended before it starts: a reply
+// it did not read would stay on the connection, and a pooled connection's
+// Close waits for every such reply with no time limit. Instead a connection
+// with a context gives up by breaking itself (redigo closes it, and the pool
+// then drops it), one with a timeout times out at once and breaks itself
+// likewise, and a plain one reads the reply, bounded only by its own read
+// timeout.
 func receive(ctx context.Context, c redis.Conn) (reply any, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	defer func() { err = contextError(ctx, err) }()
 	switch cc := c.(type) {
 	case redis.ConnWithContext:
@@ -225,6 +230,8 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
+	// From here every reply is read, or the connection is broken (see
+	// receive), so that it never goes back to the pool with replies unread.
 	replies = make([]any, len(cmds))
 	var redirect error
 	for i := range cmds {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,5 +276,139 @@ func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
 				t.Errorf("%s over %s conn waited %v past a 100ms deadline", name, kind, waited)
 			}
 		}
+	}
+}
+
+// cancelConn offers only redis.Conn, as plainConn does, records the
+// commands sent through it, Do's and Send's, and after each Do calls after
+// with the command and its error (to cancel a context, say).
+type cancelConn struct {
+	redis.Conn
+	sent  *sentLog
+	after func(cmd string, err error)
+}
+
+func (c cancelConn) Do(cmd string, args ...any) (any, error) {
+	c.sent.add(cmd)
+	reply, err := c.Conn.Do(cmd, args...)
+	c.after(cmd, err)
+	return reply, err
+}
+
+func (c cancelConn) Send(cmd string, args ...any) error {
+	c.sent.add("Send " + cmd)
+	return c.Conn.Send(cmd, args...)
+}
+
+// sentLog is the commands a cancelConn has sent.
+type sentLog struct {
+	mu   sync.Mutex
+	cmds []string
+}
+
+func (l *sentLog) add(cmd string) {
+	l.mu.Lock()
+	l.cmds = append(l.cmds, cmd)
+	l.mu.Unlock()
+}
+
+func (l *sentLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cmds := l.cmds
+	l.cmds = nil
+	return cmds
+}
+
+// cancelStore is a Store of e's namespace over plain connections that call
+// after after each Do, and the log of what they send.
+func cancelStore(t *testing.T, e *env, after func(cmd string, err error)) (*voting.Store, *sentLog) {
+	t.Helper()
+	sent := &sentLog{}
+	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return cancelConn{c, sent, after} }}
+	s, err := voting.New(p, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, sent
+}
+
+// A plain connection cannot be interrupted, so the context is checked before
+// each round trip: a listing whose context ends after its first round trip
+// must not send its second.
+func TestPlainConnStopsBetweenRoundTrips(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "listed", "g")
+	var cancel context.CancelFunc
+	s, sent := cancelStore(t, e, func(string, error) {
+		if cancel != nil {
+			cancel()
+		}
+	})
+	lists := []struct {
+		name  string
+		first string // the first round trip's command
+		call  func(context.Context) ([]voting.Article, error)
+	}{
+		{"GetArticles", "ZREVRANGE", func(ctx context.Context) ([]voting.Article, error) {
+			return s.GetArticles(ctx, 1, voting.ByScore)
+		}},
+		{"GetGroupArticles", "EVALSHA", func(ctx context.Context) ([]voting.Article, error) {
+			return s.GetGroupArticles(ctx, "g", 1, voting.ByTime)
+		}},
+	}
+	for _, l := range lists {
+		// Uncancelled, the listing takes its two round trips (and loads its
+		// script, so that the first round trip below is one EVALSHA).
+		if got, err := l.call(ctx); err != nil || len(got) != 1 {
+			t.Fatalf("%s = %v, %v; want the one article", l.name, got, err)
+		}
+		if cmds := sent.take(); len(cmds) < 2 || cmds[len(cmds)-1] != "Send ZMSCORE" {
+			t.Fatalf("%s sent %v, want a pipeline after the page of ids", l.name, cmds)
+		}
+
+		var cctx context.Context
+		cctx, cancel = context.WithCancel(ctx)
+		got, err := l.call(cctx)
+		cancel = nil
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, its context canceled after the first round trip, = %v, %v; want context.Canceled", l.name, got, err)
+		}
+		if cmds := sent.take(); !reflect.DeepEqual(cmds, []string{l.first}) {
+			t.Errorf("%s, its context canceled after the first round trip, sent %v; want only [%s]", l.name, cmds, l.first)
+		}
+	}
+}
+
+// After SCRIPT FLUSH a script takes two round trips: EVALSHA, answered
+// NOSCRIPT, then EVAL. A context that ends in between must stop the EVAL:
+// the vote is then not applied.
+func TestPlainConnStopsBeforeEvalAfterNoscript(t *testing.T) {
+	e := newEnv(t)
+	if e.real() {
+		t.Skip("SCRIPT FLUSH would touch every user of the shared server")
+	}
+	id := e.post("alice", "target")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s, sent := cancelStore(t, e, func(cmd string, err error) {
+		if cmd == "EVALSHA" && err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			cancel()
+		}
+	})
+	e.do("SCRIPT", "FLUSH")
+	before := e.dump()
+	err := s.Vote(cctx, "bob", id, voting.Up)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Vote, its context canceled on NOSCRIPT, = %v; want context.Canceled", err)
+	}
+	if cmds := sent.take(); !reflect.DeepEqual(cmds, []string{"EVALSHA"}) {
+		t.Errorf("Vote, its context canceled on NOSCRIPT, sent %v; want only [EVALSHA]", cmds)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a canceled vote was applied:\nbefore %s\nafter  %s", before, after)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", id); err != nil || dirs[0] != voting.None {
+		t.Errorf("bob's vote after a canceled Vote = %v, %v; want none", dirs, err)
 	}
 }

@@ -36,6 +36,62 @@ func exampleStore() (store *voting.Store, advance func(time.Duration), stop func
 	return store, func(d time.Duration) { now = now.Add(d) }, func() { pool.Close(); stopRedis() }
 }
 
+// The README's quick start: post, vote, and read the front page, a group's
+// page and a user's votes. The README shows this function's lines from ctx
+// to the last Printf, word for word; TestReadmeQuickStartIsCompiled checks
+// that they stay so.
+func Example_quickStart() {
+	addr, stop := exampleRedis() // a service dials its own, such as "localhost:6379"
+	defer stop()
+
+	ctx := context.Background()
+	pool := &redis.Pool{
+		MaxIdle: 16,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", addr)
+		},
+	}
+	defer pool.Close()
+	store, err := voting.New(pool) // the book's keys and numbers
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	id, err := store.PostArticle(ctx, "alice", "Redis in Action", "https://redis.io/ebook", "redis", "books")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// voting.Up, or voting.Down, or voting.None to take the vote back.
+	if err := store.Vote(ctx, "bob", id, voting.Up); err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.GetArticles(ctx, 1, voting.ByScore) // page 1, highest score first
+	if err != nil {
+		log.Fatal(err)
+	}
+	news, err := store.GetGroupArticles(ctx, "redis", 1, voting.ByTime) // a topic, newest first
+	if err != nil {
+		log.Fatal(err)
+	}
+	ids := make([]string, len(page))
+	for i, a := range page {
+		ids[i] = a.ID
+	}
+	arrows, err := store.UserVotes(ctx, "bob", ids...) // Up, Down or None per article, for the UI
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, a := range page {
+		fmt.Printf("%s. %s (%s), %d votes, bob: %v\n", a.ID, a.Title, a.Link, a.Votes, arrows[i])
+	}
+	for _, a := range news {
+		fmt.Printf("in redis: %s by %s\n", a.Title, a.Poster)
+	}
+	// Output:
+	// 1. Redis in Action (https://redis.io/ebook), 2 votes, bob: up
+	// in redis: Redis in Action by alice
+}
+
 // A Store over a redigo pool, with the book's numbers except a page of 10
 // and a namespace of its own.
 func ExampleNew() {
@@ -65,7 +121,7 @@ func ExampleNew() {
 	fmt.Println(errors.Is(err, voting.ErrInvalid), err)
 	// Output:
 	// page size: 10
-	// true voting: invalid input: vote weight -432 is not a positive finite number
+	// true voting: invalid input: vote weight -432 is outside (0, 1e+09]
 }
 
 // Post articles, vote, and read the front page by score and by time.

@@ -1,15 +1,19 @@
 package voting_test
 
-// Fuzz targets, on miniredis: the input rules against rules written again
-// here as regular expressions, and random sequences of operations against
-// an in-memory model of the book's rules. Their seed corpora are in
+// Fuzz targets: the input rules against rules written again here, mostly as
+// regular expressions, with the exact outcome of every call on good input;
+// and random sequences of operations against an in-memory model of the
+// book's rules. FuzzInput runs on miniredis; FuzzOperations on miniredis, or
+// on the real server that VOTING_REDIS_ADDR names. Their seed corpora are in
 // testdata/fuzz; scripts/test runs each for a short time.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
+	"net/netip"
+	"os"
 	"reflect"
 	"regexp"
 	"sort"
@@ -17,73 +21,179 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
 )
 
 var (
+	// textRule is the rule for users, posters and titles, but for their
+	// length and UTF-8: no control character, no space at either end.
+	// \p{Z} is every space that is no control character.
+	textRule  = regexp.MustCompile(`^[^\p{Cc}\p{Z}](?:[^\p{Cc}]*[^\p{Cc}\p{Z}])?$`)
 	groupRule = regexp.MustCompile(`^[\p{L}\p{Nd}._-]+$`)
-	idRule    = regexp.MustCompile(`^[1-9][0-9]{0,18}$`)
+	idRule    = regexp.MustCompile(`^[1-9][0-9]*$`)
 )
 
-// textOK is the rule for users, posters and titles, written again.
+// The rule for links, as a regular expression: http or https in any case,
+// "://", an optional userinfo, a host (a name, or an IPv6 address in
+// brackets), an optional port, then an optional path, query and fragment.
+// The parts follow RFC 3986, with these decisions on odd inputs:
+//
+//   - a host name is not empty; it may hold letters of any script, and
+//     %-escapes of non-ASCII bytes only (as IDNs are written), but none of
+//     < > " [ ] or %25, which no host name holds;
+//   - a port is digits, and may be empty ("http://x:/");
+//   - the userinfo may hold '@': the last '@' ends it, as browsers read it;
+//   - a '%' in the path or the fragment starts a two-digit hex escape; the
+//     query is taken as it is, as servers read queries their own way
+//     ("?q=100%");
+//   - no space and no control character anywhere, at most MaxLinkLen bytes
+//     of valid UTF-8 (checked outside the expression).
+const (
+	linkEscape   = `%[0-9A-Fa-f]{2}`
+	linkUserinfo = `(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|` + linkEscape + `)*@`
+	linkHostName = `(?:[A-Za-z0-9._~!$&'()*+,;=-]|[^\x00-\x7F]|%[89A-Fa-f][0-9A-Fa-f])+`
+	linkIPv6     = `\[([0-9A-Fa-f:.]+)(?:%25(?:[A-Za-z0-9._~-]|` + linkEscape + `)+)?\]`
+	linkPath     = `(?:/(?:[^%?#]|` + linkEscape + `)*)?`
+	linkQuery    = `(?:\?[^#]*)?`
+	linkFragment = `(?:#(?:[^%]|` + linkEscape + `)*)?`
+)
+
+var linkRule = regexp.MustCompile(`^(?i:https?)://(?:` + linkUserinfo + `)?` +
+	`(?:` + linkHostName + `|` + linkIPv6 + `)(?::[0-9]*)?` +
+	linkPath + linkQuery + linkFragment + `$`)
+
+// spaceOrControl finds what no link holds.
+var spaceOrControl = regexp.MustCompile(`[\p{Z}\p{Cc}]`)
+
 func textOK(s string, max int) bool {
-	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
-		return false
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) {
-			return false
-		}
-		if unicode.IsSpace(r) && (i == 0 || i+utf8.RuneLen(r) == len(s)) {
-			return false
-		}
-	}
-	return true
+	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && textRule.MatchString(s)
 }
 
 func linkOK(link string) bool {
-	if len(link) > voting.MaxLinkLen || !utf8.ValidString(link) || strings.IndexFunc(link, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r)
-	}) >= 0 {
+	if len(link) > voting.MaxLinkLen || !utf8.ValidString(link) || spaceOrControl.MatchString(link) {
 		return false
 	}
-	u, err := url.Parse(link)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	m := linkRule.FindStringSubmatch(link)
+	if m == nil {
+		return false
+	}
+	if m[1] != "" { // an IP literal holds an IPv6 address, not an IPv4 one
+		addr, err := netip.ParseAddr(m[1])
+		return err == nil && !addr.Is4()
+	}
+	return true
 }
 
 func groupOK(g string) bool {
 	return utf8.ValidString(g) && utf8.RuneCountInString(g) <= voting.MaxGroupLen && groupRule.MatchString(g)
 }
 
+// idOK is the rule for article ids: what INCR gives, 1 to the largest int64,
+// in decimal with no sign and no leading zero.
+func idOK(id string) bool {
+	_, err := strconv.ParseInt(id, 10, 64)
+	return err == nil && idRule.MatchString(id)
+}
+
+// pageOK is the rule for pages: they count from 1, and a page past the end
+// is empty, however far past.
+func pageOK(page int) bool { return page >= 1 }
+
+// outcome is the outcome a rule gives: ErrInvalid for bad input, else
+// ifGood.
+func outcome(good bool, ifGood error) error {
+	if !good {
+		return voting.ErrInvalid
+	}
+	return ifGood
+}
+
+// expect fails the test unless err is exactly the outcome want: success
+// for nil, else an error wrapping want and no other of the package's.
+func expect(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("%s = %v, want success", what, err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("%s = %v, want an error wrapping %v", what, err, want)
+	}
+	for _, other := range []error{voting.ErrInvalid, voting.ErrNotFound, voting.ErrVotingClosed} {
+		if other != want && errors.Is(err, other) {
+			t.Fatalf("%s = %v, which wraps %v as well as %v", what, err, other, want)
+		}
+	}
+}
+
 func FuzzInput(f *testing.F) {
 	f.Add("alice", "A title", "https://example.com/", "news", "1", 1)
 	f.Add("", "", "", "", "", 0)
 	f.Add("bob ", "t\x00", "ftp://x", "{tag}", "article:1", -1)
+	f.Add("carol", "carol", "HTTP://user@[::1]:8080/p?q=100%#f", "g", "1", 2)
+	f.Add("dan", "Twenty-five past", "https://x.example", "g", "9223372036854775807", 6)
+	f.Add("eve", "Too far", "https://x.example", "g", "9223372036854775808", 3)
+	// Once accepted by the library: a host of no name, of two ports or of
+	// odd characters, and a page whose offset overflows.
+	f.Add("fay", "No host", "http://:80/", "g", "1", math.MaxInt)
+	f.Add("gus", "Two ports", "http://x.example:80:80/", "g", "1", 1)
+	f.Add("hal", "Odd host", "http://a<b>/", "g", "1", 1)
 	e := newEnvOn(f, "", "")
 	f.Fuzz(func(t *testing.T, user, title, link, group, id string, page int) {
 		e.t = t
 		e.do("FLUSHALL")
 		s := e.store
-		check := func(what string, err error, valid bool) {
+		dir := voting.Direction((page%4 + 4) % 4)
+
+		// The model: at most one article, "1", posted by user at start, in
+		// group, with its votes.
+		posted := false
+		var votes map[string]voting.Direction
+		article := func() voting.Article {
+			a := voting.Article{ID: "1", Title: title, Link: link, Poster: user, Posted: start}
+			for _, d := range votes {
+				switch d {
+				case voting.Up:
+					a.Votes++
+				case voting.Down:
+					a.Downvotes++
+				}
+			}
+			a.Score = unix(start) + voting.DefaultVoteWeight*float64(a.Votes-a.Downvotes)
+			return a
+		}
+		// found is the outcome for a good id: the article, or none.
+		found := func() error {
+			if posted && id == "1" {
+				return nil
+			}
+			return voting.ErrNotFound
+		}
+		unchangedOnError := func(what string, call func() error) error {
 			t.Helper()
-			if valid && errors.Is(err, voting.ErrInvalid) {
-				t.Fatalf("%s: refused good input: %v", what, err)
+			before := e.dump()
+			err := call()
+			if err != nil {
+				if after := e.dump(); after != before {
+					t.Fatalf("%s failed (%v) but wrote:\nbefore %s\nafter  %s", what, err, before, after)
+				}
 			}
-			if !valid && !errors.Is(err, voting.ErrInvalid) {
-				t.Fatalf("%s: took bad input, error %v", what, err)
-			}
+			return err
 		}
 
-		postValid := textOK(user, voting.MaxUserLen) && textOK(title, voting.MaxTitleLen) && linkOK(link) && groupOK(group)
+		postGood := textOK(user, voting.MaxUserLen) && textOK(title, voting.MaxTitleLen) && linkOK(link) && groupOK(group)
 		newID, err := s.PostArticle(ctx, user, title, link, group)
-		check("PostArticle", err, postValid)
+		expect(t, "PostArticle", err, outcome(postGood, nil))
 		if err == nil {
-			a, err := s.Article(ctx, newID)
-			if err != nil || a.Title != title || a.Link != link || a.Poster != user {
-				t.Fatalf("posted %q %q %q, read back %+v, %v", user, title, link, a, err)
+			posted = true
+			votes = map[string]voting.Direction{user: voting.Up}
+			if newID != "1" {
+				t.Fatalf("the first article's id is %q, want 1", newID)
 			}
 			for _, k := range e.keys() {
 				if strings.ContainsAny(k, "{} \t\r\n") {
@@ -94,25 +204,65 @@ func FuzzInput(f *testing.F) {
 			t.Fatalf("a refused post wrote %v", keys)
 		}
 
-		before := e.dump()
-		err = s.Vote(ctx, user, id, voting.Direction((page%4+4)%4))
-		check("Vote", err, textOK(user, voting.MaxUserLen) && idRule.MatchString(id) && (page%4+4)%4 < 3)
-		if err != nil && e.dump() != before {
-			t.Fatal("a failed vote wrote")
+		// user votes dir, then title, as a user, votes up.
+		for _, v := range []struct {
+			user string
+			dir  voting.Direction
+		}{{user, dir}, {title, voting.Up}} {
+			what := fmt.Sprintf("Vote(%q, %q, %v)", v.user, id, v.dir)
+			err = unchangedOnError(what, func() error { return s.Vote(ctx, v.user, id, v.dir) })
+			expect(t, what, err, outcome(textOK(v.user, voting.MaxUserLen) && idOK(id) && v.dir <= voting.Down, found()))
+			if err == nil && posted {
+				votes[v.user] = v.dir
+			}
 		}
-		before = e.dump()
-		err = s.AddToGroups(ctx, id, group)
-		check("AddToGroups", err, idRule.MatchString(id) && groupOK(group))
-		if err != nil && e.dump() != before {
-			t.Fatal("a failed AddToGroups wrote")
+
+		a, err := s.Article(ctx, id)
+		expect(t, "Article", err, outcome(idOK(id), found()))
+		if err == nil && a != article() {
+			t.Fatalf("Article = %+v, want %+v", a, article())
 		}
-		_, err = s.GetArticles(ctx, page, voting.ByScore)
-		pageOK := page >= 1 && int64(page-1) <= (math.MaxInt64-voting.DefaultPageSize)/voting.DefaultPageSize
-		check("GetArticles", err, pageOK)
-		_, err = s.GetGroupArticles(ctx, group, page, voting.ByTime)
-		check("GetGroupArticles", err, pageOK && groupOK(group))
-		_, err = s.UserVotes(ctx, user, id)
-		check("UserVotes", err, textOK(user, voting.MaxUserLen) && idRule.MatchString(id))
+
+		err = unchangedOnError("AddToGroups", func() error { return s.AddToGroups(ctx, id, group) })
+		expect(t, "AddToGroups", err, outcome(idOK(id) && groupOK(group), found()))
+
+		// A page holds the article if it is page 1 and the article was
+		// posted (into group); every other page is past the end.
+		listing := func(what string, got []voting.Article, err error, good bool) {
+			t.Helper()
+			expect(t, what, err, outcome(good, nil))
+			wantPage := []voting.Article{}
+			if posted && page == 1 {
+				wantPage = append(wantPage, article())
+			}
+			if err == nil && !reflect.DeepEqual(got, wantPage) {
+				t.Fatalf("%s page %d = %+v, want %+v", what, page, got, wantPage)
+			}
+		}
+		got, err := s.GetArticles(ctx, page, voting.ByScore)
+		listing("GetArticles", got, err, pageOK(page))
+		got, err = s.GetGroupArticles(ctx, group, page, voting.ByTime)
+		listing("GetGroupArticles", got, err, pageOK(page) && groupOK(group))
+
+		for _, u := range []string{user, title} {
+			dirs, err := s.UserVotes(ctx, u, id)
+			expect(t, "UserVotes", err, outcome(textOK(u, voting.MaxUserLen) && idOK(id), nil))
+			if err == nil {
+				wantDir := voting.None
+				if posted && id == "1" {
+					wantDir = votes[u]
+				}
+				if !reflect.DeepEqual(dirs, []voting.Direction{wantDir}) {
+					t.Fatalf("UserVotes(%q, %q) = %v, want [%v]", u, id, dirs, wantDir)
+				}
+			}
+		}
+
+		err = unchangedOnError("RemoveFromGroups", func() error { return s.RemoveFromGroups(ctx, id, group) })
+		expect(t, "RemoveFromGroups", err, outcome(idOK(id) && groupOK(group), nil))
+		if err == nil && posted && e.exists(e.key("group:"+group)) != (id != "1") {
+			t.Fatalf("after RemoveFromGroups(%q, %q), group:%s exists: %v", id, group, group, e.exists(e.key("group:"+group)))
+		}
 		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 	})
 }
@@ -139,20 +289,60 @@ func (a *modelArticle) score() float64 {
 	return float64(a.posted) + voting.DefaultVoteWeight*float64(a.count(voting.Up)-a.count(voting.Down))
 }
 
+// keepOpen is a pool that the envs of FuzzOperations share on a real
+// server: each env's cleanup closes its pool, and this one must outlive
+// them.
+type keepOpen struct{ *redis.Pool }
+
+func (keepOpen) Close() error { return nil }
+
 // FuzzOperations plays a sequence of operations, three bytes each, and
 // checks every result and the final state against the model.
+//
+// It runs on miniredis, flushed for each input, or, when VOTING_REDIS_ADDR
+// is set, on that server under a fresh random prefix for each input, whose
+// keys it deletes afterwards. Either way the Store's fake clock decides
+// when voting closes. Voter sets expire on the server's clock: miniredis's
+// moves with the fake clock, so they expire at the cutoff, but a real
+// server's keeps real time, and the shortest time to live a vote here sets
+// is an hour (posts and votes are whole hours apart), so they outlive the
+// input. The model's UserVotes after the cutoff is therefore None on
+// miniredis and the last vote on a real server.
 func FuzzOperations(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 1, 2, 0, 2, 3, 0, 7, 0, 0})
 	f.Add([]byte{0, 0, 7, 0, 1, 5, 1, 2, 0, 3, 2, 0, 6, 30, 0, 1, 3, 0, 4, 2, 0, 5, 1, 0, 7, 1, 1})
 	const cutoff = 24 * time.Hour
 	groups := []string{"news", "tech", "art"}
 	users := []string{"ann", "ben", "cat", "dan", "eve", "fay"}
-	e := newEnvOn(f, "", "", voting.WithCutoff(cutoff), voting.WithGroupCacheTTL(0), voting.WithPageSize(5))
+	opts := []voting.Option{voting.WithCutoff(cutoff), voting.WithGroupCacheTTL(0), voting.WithPageSize(5)}
+	addr := os.Getenv(redisAddrEnv)
+	var newInputEnv func(t *testing.T) *env
+	if addr == "" {
+		e := newEnvOn(f, "", "", opts...)
+		newInputEnv = func(t *testing.T) *env {
+			e.t = t
+			e.do("FLUSHALL")
+			e.clock.set(start)
+			e.mr.SetTime(start)
+			return e
+		}
+	} else {
+		shared := &redis.Pool{
+			MaxIdle:     8,
+			IdleTimeout: time.Minute,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr)
+			},
+		}
+		f.Cleanup(func() { shared.Close() })
+		newInputEnv = func(t *testing.T) *env {
+			e := &env{t: t, clock: &clock{now: start}, prefix: "votingtest:" + randomHex(6) + ":", pool: keepOpen{shared}}
+			e.open(opts) // deletes the prefix's keys when the input ends
+			return e
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e.t = t
-		e.do("FLUSHALL")
-		e.clock.set(start)
-		e.mr.SetTime(start)
+		e := newInputEnv(t)
 		s := e.store
 		var articles []*modelArticle
 		now := func() int64 { return e.clock.Now().Unix() }
@@ -217,8 +407,8 @@ func FuzzOperations(f *testing.F) {
 					t.Fatal(err)
 				}
 				want := voting.None
-				if a != nil && open(a) {
-					want = a.votes[user]
+				if a != nil && (open(a) || e.real()) {
+					want = a.votes[user] // see FuzzOperations on expiry
 				}
 				if got[0] != want {
 					t.Fatalf("UserVotes(%s, %s) = %v, want %v", user, id, got[0], want)
@@ -254,12 +444,12 @@ func FuzzOperations(f *testing.F) {
 					t.Fatal(err)
 				}
 				compareListing(t, fmt.Sprintf("page %d %v", page, order), got, articles, order, page, "")
-				g := groups[int(b1)%len(groups)]
-				got, err = s.GetGroupArticles(ctx, g, 1, order)
+				g := groups[int(b2/2)%len(groups)]
+				got, err = s.GetGroupArticles(ctx, g, page, order)
 				if err != nil {
 					t.Fatal(err)
 				}
-				compareListing(t, fmt.Sprintf("group %s %v", g, order), got, articles, order, 1, g)
+				compareListing(t, fmt.Sprintf("group %s page %d %v", g, page, order), got, articles, order, page, g)
 			}
 		}
 		for _, a := range articles {

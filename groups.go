@@ -3,6 +3,7 @@ package voting
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -10,7 +11,8 @@ import (
 // Group names are 1 to MaxGroupLen letters, digits, '-', '_' and '.'.
 
 // AddToGroups adds an article to groups in one atomic step. It returns an
-// error wrapping ErrNotFound, and adds nothing, if there is no such article.
+// error wrapping ErrNotFound, and adds nothing, if there is no such article
+// (none that Article finds).
 // At least one group must be given.
 func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...string) error {
 	keys, err := s.groupKeys(articleID, groups)
@@ -18,17 +20,18 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 		return err
 	}
 	member := s.keys.articleHash(articleID)
-	reply, err := redis.String(s.script(ctx, addGroupsScript, append([]string{member}, keys...), member))
+	reply, err := redis.String(s.script(ctx, addGroupsScript, append([]string{member, s.keys.scoreIndex()}, keys...), member))
 	if err != nil {
 		return fmt.Errorf("voting: add article %s to groups: %w", articleID, err)
 	}
-	switch reply {
+	word, detail, _ := strings.Cut(reply, " ")
+	switch word {
 	case replyOK:
 		return nil
 	case replyNotFound:
 		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
 	}
-	return fmt.Errorf("voting: add article %s to groups: unexpected reply %q", articleID, reply)
+	return scriptError("add article "+articleID+" to groups", word, detail)
 }
 
 // RemoveFromGroups takes an article out of groups in one atomic step. The
@@ -43,8 +46,8 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if err != nil {
 		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)
 	}
-	if reply != replyOK {
-		return fmt.Errorf("voting: remove article %s from groups: unexpected reply %q", articleID, reply)
+	if word, detail, _ := strings.Cut(reply, " "); word != replyOK {
+		return scriptError("remove article "+articleID+" from groups", word, detail)
 	}
 	return nil
 }
@@ -79,9 +82,12 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err := checkGroup(group); err != nil {
 		return nil, err
 	}
-	start, stop, err := s.pageRange(page, order)
+	start, stop, past, err := s.pageRange(page, order)
 	if err != nil {
 		return nil, err
+	}
+	if past {
+		return []Article{}, nil
 	}
 	k := s.keys
 	var articles []Article

@@ -22,9 +22,14 @@ import (
 //   - its score in score: = time + weight x (votes - downvotes);
 //   - its time in time: = its hash's time;
 //   - no user is both an up- and a down-voter;
-//   - every member of score:, time: and each group:<name> has its hash.
+//   - every member of score:, time:, each group:<name> and each cached
+//     group listing (score:<name>, time:<name>) has its hash;
+//   - every voter set has a time to live and belongs to an article;
+//   - the id counter is at least every article's id, so that the next post
+//     takes a free id.
 func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	e.t.Helper()
+	all := e.keys() // before c is taken: a test's pool may hold one connection
 	c := e.pipeConn()
 	defer c.Close()
 	var broken []string
@@ -106,10 +111,31 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 
+	counter, err := redis.String(c.Do("GET", e.key("article:")))
+	if err != nil && err != redis.ErrNil {
+		e.t.Fatalf("GET the counter: %v", err)
+	}
+	last, _ := strconv.ParseUint(counter, 10, 64)
 	indexes := []string{e.key("score:"), e.key("time:")}
-	for _, k := range e.keys() {
-		if strings.HasPrefix(k, e.key("group:")) {
+	for _, k := range all {
+		name := strings.TrimPrefix(k, e.prefix)
+		switch {
+		case strings.HasPrefix(name, "group:"),
+			strings.HasPrefix(name, "score:") && name != "score:",
+			strings.HasPrefix(name, "time:") && name != "time:":
 			indexes = append(indexes, k)
+		case strings.HasPrefix(name, "voted:"), strings.HasPrefix(name, "downvoted:"):
+			_, id, _ := strings.Cut(name, ":")
+			if ttl, err := redis.Int64(c.Do("PTTL", k)); err != nil || ttl < 0 {
+				fail("voter set %s has no time to live (PTTL %d, %v)", k, ttl, err)
+			}
+			if n, err := redis.Int(c.Do("EXISTS", e.key("article:"+id))); err != nil || n != 1 {
+				fail("voter set %s belongs to no article", k)
+			}
+		case strings.HasPrefix(name, "article:") && name != "article:":
+			if id, err := strconv.ParseUint(strings.TrimPrefix(name, "article:"), 10, 64); err == nil && id > last {
+				fail("article %d is past the id counter %q", id, counter)
+			}
 		}
 	}
 	for _, index := range indexes {

@@ -17,7 +17,9 @@ import "strings"
 //	time:<name>           zset    cached group listing by time; expires after the TTL
 //
 // The downvoted set and the downvotes field are this package's additions; the
-// book's code never reads them, and a hash without downvotes has none.
+// book's code never reads them, and a hash without downvotes has none. Once
+// a voter set has expired (its counter is above zero and the set is gone),
+// the article takes no more votes, whatever any clock says.
 //
 // A prefix goes in front of every key and every member, so "news:" gives
 // news:article:7 in news:score:. A prefix holding a hash tag, such as
@@ -46,8 +48,10 @@ func (k keys) articleHash(id string) string { return k.prefix + articlePart + id
 // articlePrefix is articleHash without the id, for scripts that make the id.
 func (k keys) articlePrefix() string { return k.prefix + articlePart }
 
-// votedPrefix is voted without the id, for scripts that make the id.
-func (k keys) votedPrefix() string { return k.prefix + votedPart }
+// votedPrefix and downvotedPrefix are voted and downvoted without the id,
+// for scripts that make the id.
+func (k keys) votedPrefix() string     { return k.prefix + votedPart }
+func (k keys) downvotedPrefix() string { return k.prefix + downvotedPart }
 
 // articleID returns the id of an index member, or false if the member is not
 // an article of this namespace.

@@ -2,7 +2,6 @@ package voting
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -29,6 +28,10 @@ const (
 	MaxPrefixLen = 64
 	// MaxPageSize is the largest page size.
 	MaxPageSize = 1000
+	// MaxVoteWeight is the largest vote weight: a billion seconds, about 32
+	// years, a vote. With it a score stays finite whatever the counts, and
+	// exact to the second up to a million net votes (below 2^53).
+	MaxVoteWeight = 1e9
 )
 
 // An Option configures a Store. Options are applied in order by New, which
@@ -65,7 +68,8 @@ func WithPrefix(prefix string) Option {
 }
 
 // WithVoteWeight sets the score one vote is worth, in seconds of freshness.
-// It must be positive and finite. The default is DefaultVoteWeight (432).
+// It must be positive and at most MaxVoteWeight. The default is
+// DefaultVoteWeight (432).
 func WithVoteWeight(points float64) Option {
 	return func(c *config) { c.weight = points }
 }
@@ -93,7 +97,9 @@ func WithGroupCacheTTL(d time.Duration) Option {
 
 // WithClock sets the clock that gives posting times and decides whether
 // voting is closed, for tests and simulations. Expiry of the voter sets and
-// of group caches is Redis's own clock. The default is time.Now.
+// of group caches is Redis's own clock. Its readings must lie within 10^11
+// seconds of 1970 (about the years -1200 to 5100); PostArticle and Vote
+// return ErrInvalid for one outside. The default is time.Now.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
 }
@@ -102,8 +108,8 @@ func (c config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
 	}
-	if !(c.weight > 0) || math.IsInf(c.weight, 0) {
-		return fmt.Errorf("%w: vote weight %v is not a positive finite number", ErrInvalid, c.weight)
+	if !(c.weight > 0) || c.weight > MaxVoteWeight {
+		return fmt.Errorf("%w: vote weight %v is outside (0, %g]", ErrInvalid, c.weight, float64(MaxVoteWeight))
 	}
 	if c.cutoff < time.Second {
 		return fmt.Errorf("%w: cutoff %v is shorter than a second", ErrInvalid, c.cutoff)

@@ -37,6 +37,13 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 		{"index member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:"), 1, e.article("98")) }},
 		{"hash gone", func(e *env, id string) { e.do("DEL", e.article(id)) }},
 		{"time index disagrees", func(e *env, id string) { e.do("ZINCRBY", e.key("time:"), 1, e.article(id)) }},
+		{"cached group member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:news"), 1, e.article("97")) }},
+		{"voter set without a TTL", func(e *env, id string) { e.do("PERSIST", e.key("voted:"+id)) }},
+		{"voter set of no article", func(e *env, id string) {
+			e.do("SADD", e.key("voted:96"), "ghost")
+			e.do("PEXPIRE", e.key("voted:96"), 60000)
+		}},
+		{"counter behind an article", func(e *env, id string) { e.do("SET", e.key("article:"), 0) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -463,7 +470,7 @@ func TestScriptsAreConstants(t *testing.T) {
 
 // aclCommands are the commands a Store sends, its scripts' included: the
 // README's ACL example grants exactly these.
-const aclCommands = "+evalsha +eval +hmget +zscore +zmscore +zrevrange +sismember " +
+const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {

@@ -6,6 +6,7 @@ package voting
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"unicode"
@@ -22,8 +23,8 @@ const (
 	MaxLinkLen = 2048
 	// MaxGroupLen is the longest group name, in characters.
 	MaxGroupLen = 64
-	// maxIDLen is the length of the largest int64, the range of INCR.
-	maxIDLen = 19
+	// maxID is the largest int64, the largest id INCR gives.
+	maxID = "9223372036854775807"
 )
 
 func invalid(format string, args ...any) error {
@@ -61,21 +62,84 @@ func checkLink(link string) error {
 		return invalid("link %q holds a space, a control character or invalid UTF-8", link)
 	}
 	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return invalid("link %q is not an absolute http or https URL", link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || !hostOK(link) {
+		return invalid("link %q is not an absolute http or https URL with a host", link)
 	}
 	return nil
 }
 
+// hostOK checks the host of an http or https link as written, before
+// net/url decodes it (and takes, by some GODEBUG settings, a host of
+// several colons or none but a port): a name of letters, digits,
+// "._~!$&'()*+,;=-", non-ASCII characters or %-escapes of non-ASCII bytes;
+// or an IPv6 address in brackets, with an optional %25 zone; then an
+// optional ':' and port digits.
+func hostOK(link string) bool {
+	_, rest, _ := strings.Cut(link, "://")
+	authority := rest
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority = rest[:end]
+	}
+	host := authority[strings.LastIndexByte(authority, '@')+1:]
+	port := ""
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 {
+			return false
+		}
+		addr, zone, hasZone := strings.Cut(host[1:end], "%25")
+		ip, err := netip.ParseAddr(addr)
+		if err != nil || ip.Is4() || hasZone && !zoneOK(zone) {
+			return false
+		}
+		host, port = "", host[end+1:]
+	} else if i := strings.IndexByte(host, ':'); i >= 0 {
+		host, port = host[:i], host[i:]
+		if host == "" {
+			return false
+		}
+	} else if host == "" {
+		return false
+	}
+	if port != "" && (port[0] != ':' || strings.Trim(port[1:], "0123456789") != "") {
+		return false
+	}
+	return hostChars(host, "._~!$&'()*+,;=-", "89ABCDEFabcdef", true)
+}
+
+// zoneOK checks an IPv6 zone: unreserved characters and %-escapes.
+func zoneOK(zone string) bool {
+	return zone != "" && hostChars(zone, "._~-", "0123456789ABCDEFabcdef", false)
+}
+
+// hostChars reports whether s holds only ASCII letters and digits, bytes of
+// extra, %-escapes whose first digit is in escapes, and, if nonASCII,
+// bytes past ASCII.
+func hostChars(s, extra, escapes string, nonASCII bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80 && nonASCII, 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte(extra, c) >= 0:
+		case c == '%' && i+2 < len(s) && strings.IndexByte(escapes, s[i+1]) >= 0 &&
+			strings.IndexByte("0123456789ABCDEFabcdef", s[i+2]) >= 0:
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // checkID accepts the ids INCR gives: decimal, positive, no leading zero,
-// no sign, no spaces and no "article:" in front.
+// no sign, no spaces, no "article:" in front, at most the largest int64.
 func checkID(id string) error {
-	if id == "" || len(id) > maxIDLen || id[0] == '0' {
-		return invalid("article id %q is not a positive decimal integer", id)
+	if id == "" || len(id) > len(maxID) || id[0] == '0' || len(id) == len(maxID) && id > maxID {
+		return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < '0' || id[i] > '9' {
-			return invalid("article id %q is not a positive decimal integer", id)
+			return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
 		}
 	}
 	return nil

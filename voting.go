@@ -23,10 +23,17 @@
 // concurrently. A listing is two round trips whatever the page size: the page
 // of ids, then one pipelined batch of the articles.
 //
+// Redis does not roll a script back, so each script reads and checks all it
+// needs first and writes last: an operation does all of its change or none
+// of it, and its error says which. Stored data that neither this package nor
+// the book's code would write (a time of "abc", a key of the wrong type) is
+// refused with ErrCorrupt, and listings skip such articles.
+//
 // Every method takes a context, honoured as far as the connection allows (see
-// Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed or
-// ErrInvalid where those apply, for errors.Is. Bad input is rejected before
-// anything is sent to Redis. A Store is safe for concurrent use.
+// Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed,
+// ErrInvalid or ErrCorrupt where those apply, for errors.Is. Bad input is
+// rejected before anything is sent to Redis. A Store is safe for concurrent
+// use.
 package voting
 
 import (
@@ -34,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -48,6 +56,12 @@ var (
 	// ErrInvalid is returned for bad input and bad option values. Nothing is
 	// written when it is returned.
 	ErrInvalid = errors.New("voting: invalid input")
+	// ErrCorrupt is returned when stored data is not as this library or the
+	// book's code writes it: a field that does not parse, such as a time of
+	// "abc", or a key of the wrong type where an operation reads or writes.
+	// The error names the key or field. Nothing is written when it is
+	// returned; listings skip such articles instead.
+	ErrCorrupt = errors.New("voting: corrupt data")
 )
 
 // A Direction is a user's vote on an article.
@@ -173,8 +187,11 @@ func (s *Store) PageSize() int { return s.pageSize }
 // back. Voting the way the user already has is no change and no error.
 //
 // The vote, the article's counters and its score change together in one
-// atomic step. Vote returns an error wrapping ErrNotFound for an unknown
-// article and ErrVotingClosed once the cutoff has passed.
+// atomic step. Vote returns an error wrapping ErrNotFound exactly when
+// Article does, and ErrVotingClosed once the cutoff has passed by the
+// Store's clock (read once a connection is had) or the article's voter sets
+// have expired on Redis's, whichever comes first, so that no clock skew can
+// count a voter twice.
 func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) error {
 	if err := checkUser(user); err != nil {
 		return err
@@ -194,14 +211,27 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		return invalid("unknown vote direction %d", int(dir))
 	}
 	k := s.keys
-	reply, err := redis.String(s.script(ctx, voteScript,
-		[]string{k.articleHash(articleID), k.scoreIndex(), k.voted(articleID), k.downvoted(articleID)},
-		k.articleHash(articleID), user, word, unixSeconds(s.now()), formatFloat(s.cutoff.Seconds()),
-		s.voteDeltas[0], s.voteDeltas[1], s.voteDeltas[2], s.voteDeltas[3], s.voteDeltas[4]))
+	member := k.articleHash(articleID)
+	keys := []string{member, k.scoreIndex(), k.voted(articleID), k.downvoted(articleID)}
+	var reply string
+	err := s.session(ctx, func(c redis.Conn) error {
+		// The clock is read once the connection is had, as close as it can
+		// be to the script's run.
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return err
+		}
+		var err error
+		reply, err = redis.String(run(ctx, c, voteScript, keys,
+			member, user, word, unixSeconds(now), formatFloat(s.cutoff.Seconds()),
+			s.voteDeltas[0], s.voteDeltas[1], s.voteDeltas[2], s.voteDeltas[3], s.voteDeltas[4]))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("voting: vote on article %s: %w", articleID, err)
 	}
-	switch reply {
+	word, detail, _ := strings.Cut(reply, " ")
+	switch word {
 	case replyOK, replyUnchanged:
 		return nil
 	case replyNotFound:
@@ -209,7 +239,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	case replyClosed:
 		return fmt.Errorf("%w: article %s is older than %v", ErrVotingClosed, articleID, s.cutoff)
 	}
-	return fmt.Errorf("voting: vote on article %s: unexpected reply %q", articleID, reply)
+	return scriptError("vote on article "+articleID, word, detail)
 }
 
 // UserVotes returns user's vote on each of the articles, in order, in one
@@ -255,42 +285,6 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 		}
 	}
 	return dirs, nil
-}
-
-// formatFloat writes f in the fewest digits that read back as f.
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// unixSeconds writes t as Unix seconds, with a fraction to the microsecond
-// when t has one, as the book stores time.time().
-func unixSeconds(t time.Time) string {
-	us := t.UnixMicro()
-	sec, frac := us/1e6, us%1e6
-	if frac == 0 {
-		return strconv.FormatInt(sec, 10)
-	}
-	if frac < 0 {
-		sec, frac = sec-1, frac+1e6
-	}
-	s := strconv.FormatInt(sec, 10) + "." + fmt.Sprintf("%06d", frac)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// parseUnixSeconds reads Unix seconds with an optional fraction, as the book
-// and unixSeconds write them.
-func parseUnixSeconds(s string) (time.Time, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return time.Time{}, err
-	}
-	sec := int64(f)
-	if float64(sec) > f {
-		sec--
-	}
-	us := int64((f-float64(sec))*1e6 + 0.5)
-	return time.Unix(sec, us*1000).UTC(), nil
 }
 
 // checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,

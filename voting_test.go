@@ -27,6 +27,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"zero weight", voting.WithVoteWeight(0)},
 		{"NaN weight", voting.WithVoteWeight(math.NaN())},
 		{"infinite weight", voting.WithVoteWeight(math.Inf(1))},
+		{"weight that overflows a score", voting.WithVoteWeight(1e308)},
+		{"weight just past the largest", voting.WithVoteWeight(math.Nextafter(voting.MaxVoteWeight, math.Inf(1)))},
 		{"zero cutoff", voting.WithCutoff(0)},
 		{"sub-second cutoff", voting.WithCutoff(time.Millisecond)},
 		{"zero page size", voting.WithPageSize(0)},
@@ -51,7 +53,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		t.Errorf("New(nil) = %v; want ErrInvalid", err)
 	}
 	good := []voting.Option{
-		voting.WithPrefix("{news}:"), voting.WithVoteWeight(86400.0 / 7), voting.WithCutoff(time.Second),
+		voting.WithPrefix("{news}:"), voting.WithVoteWeight(voting.MaxVoteWeight), voting.WithCutoff(time.Second),
 		voting.WithPageSize(voting.MaxPageSize), voting.WithGroupCacheTTL(0), voting.WithClock(time.Now),
 	}
 	s, err := voting.New(pool, good...)
@@ -730,6 +732,10 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"javascript link", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "javascript:alert(1)"); return err }},
 		{"link without host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https:///x"); return err }},
 		{"link with space", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https://a.example/a b"); return err }},
+		{"link with only a port", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://:80/"); return err }},
+		{"link with two ports", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a.example:80:80/"); return err }},
+		{"link with brackets in the host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a<b>/"); return err }},
+		{"link with an IPv4 in brackets", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://[1.2.3.4]/"); return err }},
 		{"bad group on post", func() error {
 			_, err := e.store.PostArticle(ctx, "p", "t", "https://a.example/", "ok", "{x}")
 			return err
@@ -747,7 +753,6 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"Article bad id", func() error { _, err := e.store.Article(ctx, "x"); return err }},
 		{"page 0", func() error { _, err := e.store.GetArticles(ctx, 0, voting.ByScore); return err }},
 		{"page -1", func() error { _, err := e.store.GetArticles(ctx, -1, voting.ByTime); return err }},
-		{"huge page", func() error { _, err := e.store.GetArticles(ctx, math.MaxInt, voting.ByTime); return err }},
 		{"unknown order", func() error { _, err := e.store.GetArticles(ctx, 1, voting.Order(5)); return err }},
 		{"group page 0", func() error { _, err := e.store.GetGroupArticles(ctx, "news", 0, voting.ByScore); return err }},
 		{"empty group name", func() error { _, err := e.store.GetGroupArticles(ctx, "", 1, voting.ByScore); return err }},
@@ -791,6 +796,19 @@ func TestGoodEdgeInput(t *testing.T) {
 	articles, err := e.store.GetGroupArticles(ctx, group, 1, voting.ByScore)
 	if err != nil || len(articles) != 1 {
 		t.Errorf("group at the length limit = %v, %v", articles, err)
+	}
+	// A page so far past the end that its offset overflows is still just
+	// past the end.
+	if articles, err := e.store.GetArticles(ctx, math.MaxInt, voting.ByTime); err != nil || articles == nil || len(articles) != 0 {
+		t.Errorf("GetArticles(MaxInt) = %v, %v; want an empty page", articles, err)
+	}
+	if articles, err := e.store.GetGroupArticles(ctx, group, math.MaxInt, voting.ByScore); err != nil || articles == nil || len(articles) != 0 {
+		t.Errorf("GetGroupArticles(MaxInt) = %v, %v; want an empty page", articles, err)
+	}
+	for _, link := range []string{"http://[::1]:8080/", "https://[fe80::1%25eth0]/", "http://xn--bcher-kva.example/", "http://b%C3%BCcher.example/"} {
+		if _, err := e.store.PostArticle(ctx, "p", "t", link); err != nil {
+			t.Errorf("PostArticle with link %q: %v", link, err)
+		}
 	}
 }
 

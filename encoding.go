@@ -1,0 +1,109 @@
+package voting
+
+// This file holds how an article's numbers are written to Redis and read
+// back: posting times as Unix seconds, counters as decimal integers. The
+// same rules are written again in Lua (lua.go), so that a listing, Article
+// and Vote agree on which stored values are sound; a value outside them is
+// reported with ErrCorrupt, not guessed at.
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// maxSeconds bounds posting times and clock readings: their Unix seconds lie
+// strictly between -maxSeconds and maxSeconds (about the years -1200 to
+// 5100). Within it a score, a cutoff and a voter set's time to live are
+// finite and exact to the millisecond, in Go and in Lua.
+const maxSeconds = 1e11
+
+// maxCountDigits bounds the digits of a stored counter, so that no
+// HINCRBY on it can overflow.
+const maxCountDigits = 18
+
+// formatFloat writes f in the fewest digits that read back as f.
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// unixSeconds writes t as Unix seconds, with a fraction to the microsecond
+// when t has one, as the book stores time.time().
+func unixSeconds(t time.Time) string {
+	us := t.UnixMicro()
+	sign := ""
+	if us < 0 {
+		sign, us = "-", -us
+	}
+	sec, frac := us/1e6, us%1e6
+	s := sign + strconv.FormatInt(sec, 10)
+	if frac == 0 {
+		return s
+	}
+	s += "." + fmt.Sprintf("%06d", frac)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// checkClock refuses a clock reading outside the range of posting times.
+func checkClock(t time.Time) error {
+	if sec := t.Unix(); sec <= -maxSeconds || sec >= maxSeconds {
+		return invalid("the clock reads %v, outside the years a posting time can hold", t)
+	}
+	return nil
+}
+
+// parseUnixSeconds reads a posting time as the book and unixSeconds write
+// it: an optional '-', digits, and an optional '.' with more digits, of
+// magnitude below maxSeconds. The Lua function seconds in lua.go is the
+// same rule.
+func parseUnixSeconds(s string) (time.Time, error) {
+	digits := s
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	point := false
+	for i := 0; i < len(digits); i++ {
+		switch c := digits[i]; {
+		case c == '.' && !point && i > 0:
+			point = true
+		case c < '0' || c > '9':
+			return time.Time{}, fmt.Errorf("%q is not Unix seconds", s)
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if len(digits) == 0 || err != nil || f <= -maxSeconds || f >= maxSeconds {
+		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+	}
+	sec := int64(f)
+	if float64(sec) > f {
+		sec--
+	}
+	us := int64((f-float64(sec))*1e6 + 0.5)
+	return time.Unix(sec, us*1000).UTC(), nil
+}
+
+// parseCount reads a counter field: "0" or a decimal integer of at most
+// maxCountDigits digits with no sign and no leading zero. A missing field
+// (the book writes no downvotes) is zero. The Lua function count in lua.go
+// is the same rule.
+func parseCount(v any) (int64, error) {
+	if v == nil {
+		return 0, nil
+	}
+	b, ok := v.([]byte)
+	if !ok {
+		return 0, fmt.Errorf("unexpected %T", v)
+	}
+	if len(b) == 0 || len(b) > maxCountDigits || (b[0] == '0' && len(b) > 1) {
+		return 0, fmt.Errorf("%q is not a count", b)
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a count", b)
+		}
+		n = 10*n + int64(c-'0')
+	}
+	return n, nil
+}

@@ -1,0 +1,170 @@
+package voting_test
+
+// Tests of group listings past their first page, and of the group cache's
+// time to live.
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+)
+
+// postGroupPages posts nine articles a minute apart, seven of them (all but
+// 6 and 9) in the group "g", with these extra votes (net), so that the
+// group's pages by score and by time differ and the two articles outside it
+// would top the score order. It returns each article's score less start's
+// Unix seconds, by id.
+//
+//	id   posted  net votes  score - start
+//	1     60 s       4         1788
+//	2    120 s       0          120
+//	3    180 s       1          612
+//	4    240 s       2         1104
+//	5    300 s       1          732
+//	6    360 s       6         2952   not in g
+//	7    420 s      -1          -12
+//	8    480 s       1          912
+//	9    540 s       1          972   not in g
+func postGroupPages(e *env) map[string]float64 {
+	e.t.Helper()
+	extra := map[int]int{1: 3, 2: -1, 4: 1, 6: 5, 7: -2}
+	scores := map[string]float64{}
+	for i := 1; i <= 9; i++ {
+		e.advance(time.Minute)
+		var groups []string
+		if i != 6 && i != 9 {
+			groups = []string{"g"}
+		}
+		id := e.post("poster", fmt.Sprintf("article %d", i), groups...)
+		if id != fmt.Sprint(i) {
+			e.t.Fatalf("article %d has id %s", i, id)
+		}
+		n := extra[i]
+		for v := 0; v < n; v++ {
+			e.vote(fmt.Sprintf("up%d", v), id, voting.Up)
+		}
+		for v := 0; v < -n; v++ {
+			e.vote(fmt.Sprintf("down%d", v), id, voting.Down)
+		}
+		scores[id] = float64(60*i + 432*(1+n))
+	}
+	return scores
+}
+
+func TestGroupPagesPastTheFirst(t *testing.T) {
+	pages := map[voting.Order]map[int][]string{
+		voting.ByScore: {1: {"1", "4", "8"}, 2: {"5", "3", "2"}, 3: {"7"}, 4: {}, 1000: {}},
+		voting.ByTime:  {1: {"8", "7", "5"}, 2: {"4", "3", "2"}, 3: {"1"}, 4: {}, 1000: {}},
+	}
+	for _, ttl := range []time.Duration{voting.DefaultGroupCacheTTL, 0} {
+		t.Run(fmt.Sprintf("cache TTL %v", ttl), func(t *testing.T) {
+			e := newEnv(t, voting.WithPageSize(3), voting.WithGroupCacheTTL(ttl))
+			scores := postGroupPages(e)
+			for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+				// Page 2 first, so that it is the one that builds the cache.
+				for _, page := range []int{2, 1, 3, 4, 1000} {
+					articles, err := e.store.GetGroupArticles(ctx, "g", page, order)
+					if err != nil {
+						t.Fatalf("GetGroupArticles(g, %d, %v): %v", page, order, err)
+					}
+					if got, want := idsOf(articles), pages[order][page]; !reflect.DeepEqual(got, want) {
+						t.Errorf("group g %v page %d = %v, want %v", order, page, got, want)
+					}
+					for _, a := range articles {
+						if want := unix(start) + scores[a.ID]; a.Score != want {
+							t.Errorf("article %s listed with score %v, want %v", a.ID, a.Score, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGroupCacheTTLOption(t *testing.T) {
+	const ttl = 45*time.Second + 250*time.Millisecond
+	e := newEnv(t, voting.WithGroupCacheTTL(ttl))
+	a := e.post("alice", "first", "news")
+	e.advance(time.Second)
+	b := e.post("alice", "second", "news")
+	list := func(order voting.Order) []string {
+		t.Helper()
+		articles, err := e.store.GetGroupArticles(ctx, "news", 1, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idsOf(articles)
+	}
+	caches := []string{e.key("score:news"), e.key("time:news")}
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		if got := list(order); !reflect.DeepEqual(got, []string{b, a}) {
+			t.Fatalf("group %v = %v, want [%s %s]", order, got, b, a)
+		}
+	}
+	for _, k := range caches {
+		got := e.pttl(k)
+		if e.real() && (got > ttl || got <= ttl-time.Second) || !e.real() && got != ttl {
+			t.Errorf("%s PTTL = %v, want %v", k, got, ttl)
+		}
+	}
+
+	// A vote lifts a above b and c joins the group; the listings keep their
+	// cached order and members until the TTL is out, to the millisecond.
+	e.vote("bob", a, voting.Up)
+	e.advance(time.Second)
+	c := e.post("carol", "third", "news")
+	if !e.real() {
+		e.advance(ttl - time.Second - time.Millisecond)
+	}
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		if got := list(order); !reflect.DeepEqual(got, []string{b, a}) {
+			t.Errorf("group %v within the TTL = %v, want the cached [%s %s]", order, got, b, a)
+		}
+	}
+	if e.real() {
+		t.Log("a real server's TTLs run on real time: the cache's expiry is checked on miniredis")
+		return
+	}
+	e.advance(time.Millisecond)
+	for _, k := range caches {
+		if e.exists(k) {
+			t.Errorf("%s outlived its TTL", k)
+		}
+	}
+	want := map[voting.Order][]string{voting.ByScore: {a, c, b}, voting.ByTime: {c, b, a}}
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		if got := list(order); !reflect.DeepEqual(got, want[order]) {
+			t.Errorf("group %v after the TTL = %v, want %v", order, got, want[order])
+		}
+	}
+}
+
+func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
+	e := newEnv(t, voting.WithGroupCacheTTL(0))
+	a := e.post("alice", "first", "news")
+	e.advance(time.Second)
+	b := e.post("alice", "second", "news")
+	keys := e.keys()
+	want := map[voting.Order][]string{voting.ByScore: {b, a}, voting.ByTime: {b, a}}
+	for round := 0; round < 2; round++ {
+		for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+			articles, err := e.store.GetGroupArticles(ctx, "news", 1, order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := idsOf(articles); !reflect.DeepEqual(got, want[order]) {
+				t.Errorf("round %d: group %v = %v, want %v", round, order, got, want[order])
+			}
+			if after := e.keys(); !reflect.DeepEqual(after, keys) {
+				t.Errorf("round %d: a group listing %v with no cache left keys: %v, before %v", round, order, after, keys)
+			}
+		}
+		// With no cache, a vote shows at once.
+		e.vote("bob", a, voting.Up)
+		keys = e.keys()
+		want[voting.ByScore] = []string{a, b}
+	}
+}
