@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,8 +24,12 @@ type Article struct {
 }
 
 // articleFields are the hash fields an Article is read from, in the order
-// parseArticle takes them.
-var articleFields = []any{"title", "link", "poster", "time", "votes", "downvotes"}
+// parseArticle takes them; articleFieldNames are the same as strings, and
+// the score after them.
+var (
+	articleFields     = []any{"title", "link", "poster", "time", "votes", "downvotes"}
+	articleFieldNames = [...]string{"field title", "field link", "field poster", "field time", "score"}
+)
 
 // PostArticle posts an article by poster, counts the poster's up-vote, and
 // adds it to the given groups, all in one atomic step. It returns the new
@@ -52,7 +57,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	k := s.keys
 	keys := []string{k.counter(), k.scoreIndex(), k.timeIndex()}
 	for _, g := range groups {
-		keys = append(keys, k.group(g))
+		keys = append(keys, k.groupSet(g))
 	}
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
@@ -89,7 +94,7 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 	if err != nil {
 		return Article{}, fmt.Errorf("voting: article %s: %w", articleID, err)
 	}
-	a, ok, err := parseArticle(articleID, replies[0], replies[1])
+	a, ok, err := parseArticle([]byte(articleID), replies[0], replies[1])
 	if err != nil {
 		return Article{}, err
 	}
@@ -112,11 +117,20 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 	}
 	var articles []Article
 	err = s.session(ctx, func(c redis.Conn) error {
-		members, err := redis.Strings(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
+		// By score, the page's scores come with it; by time, fetch reads
+		// them from the score index.
+		withScores := order == ByScore
+		var page []any
+		var err error
+		if withScores {
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop, "WITHSCORES"))
+		} else {
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
+		}
 		if err != nil {
 			return err
 		}
-		articles, err = s.fetch(ctx, c, members)
+		articles, err = s.fetch(ctx, c, page, withScores)
 		return err
 	})
 	if err != nil {
@@ -143,52 +157,89 @@ func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, 
 	return start, start + size - 1, false, nil
 }
 
-// fetch reads the articles of index members in one pipelined round trip,
-// keeping their order. A member that is not an article of the namespace,
-// whose hash or score is gone, or whose fields do not parse is skipped: one
-// bad record does not break a listing.
-func (s *Store) fetch(ctx context.Context, c redis.Conn, members []string) ([]Article, error) {
-	ids := make([]string, 0, len(members))
-	cmds := make([]command, 0, len(members)+1)
-	zmscore := make([]any, 1, len(members)+1)
-	zmscore[0] = s.keys.scoreIndex()
-	for _, m := range members {
-		id, ok := s.keys.articleID(m)
-		if !ok || checkID(id) != nil {
-			continue
-		}
-		ids = append(ids, id)
-		cmds = append(cmds, command{"HMGET", append([]any{m}, articleFields...)})
-		zmscore = append(zmscore, m)
+// fetch reads the articles of an index page in one pipelined round trip,
+// keeping their order. page is a ZREVRANGE reply: members, or with
+// withScores members and their scores; without scores fetch reads each
+// article's score from the score index too. A member that is not an article
+// of the namespace, whose hash or score is gone, or whose fields do not
+// parse is skipped: one bad record does not break a listing.
+func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores bool) ([]Article, error) {
+	step := 1
+	if withScores {
+		step = 2
 	}
-	if len(ids) == 0 {
+	n := len(page) / step
+	if n == 0 {
 		return []Article{}, nil
 	}
-	cmds = append(cmds, command{"ZMSCORE", zmscore})
+	prefix := s.keys.articlePrefix()
+	entries := make([]pageEntry, 0, n)
+	cmds := make([]command, 0, n+1)
+	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
+	// member goes in as the reply gave it, already an interface value.
+	args := make([]any, 0, n*(1+len(articleFields))+1+n)
+	for i := 0; i+step <= len(page); i += step {
+		member, ok := page[i].([]byte)
+		if !ok || len(member) <= len(prefix) || string(member[:len(prefix)]) != prefix ||
+			checkIDBytes(member[len(prefix):]) != nil {
+			continue
+		}
+		e := pageEntry{id: member[len(prefix):]}
+		if withScores {
+			e.score = page[i+1]
+		}
+		entries = append(entries, e)
+		at := len(args)
+		args = append(append(args, page[i]), articleFields...)
+		cmds = append(cmds, command{"HMGET", args[at:len(args):len(args)]})
+	}
+	if len(entries) == 0 {
+		return []Article{}, nil
+	}
+	if !withScores {
+		at := len(args)
+		args = append(args, s.keys.scoreIndex())
+		for _, cmd := range cmds {
+			args = append(args, cmd.args[0])
+		}
+		cmds = append(cmds, command{"ZMSCORE", args[at:]})
+	}
 	replies, err := pipeline(ctx, c, cmds)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := redis.Values(replies[len(ids)], nil)
-	if err != nil {
-		return nil, err
+	if !withScores {
+		scores, err := redis.Values(replies[len(entries)], nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(scores) != len(entries) {
+			return nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))
+		}
+		for i := range entries {
+			entries[i].score = scores[i]
+		}
 	}
-	if len(scores) != len(ids) {
-		return nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(ids))
-	}
-	articles := make([]Article, 0, len(ids))
-	for i, id := range ids {
-		if a, ok, err := parseArticle(id, replies[i], scores[i]); ok && err == nil {
+	articles := make([]Article, 0, len(entries))
+	for i, e := range entries {
+		if a, ok, err := parseArticle(e.id, replies[i], e.score); ok && err == nil {
 			articles = append(articles, a)
 		}
 	}
 	return articles, nil
 }
 
-// parseArticle reads an article from its HMGET of articleFields and its
-// score. ok is false if the article is gone: no hash (no time field) or no
-// score. An error, wrapping ErrCorrupt, names what does not parse.
-func parseArticle(id string, fields, score any) (a Article, ok bool, err error) {
+// A pageEntry is an article that fetch reads: its id, and its score once
+// known.
+type pageEntry struct {
+	id    []byte
+	score any
+}
+
+// parseArticle reads an article from its id, its HMGET of articleFields and
+// its score. ok is false if the article is gone: no hash (no time field) or
+// no score. An error, wrapping ErrCorrupt, names what does not parse.
+func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) {
 	corrupt := func(what string, err error) (Article, bool, error) {
 		return Article{}, false, fmt.Errorf("%w: article %s: %s: %v", ErrCorrupt, id, what, err)
 	}
@@ -202,12 +253,33 @@ func parseArticle(id string, fields, score any) (a Article, ok bool, err error) 
 	if vals[3] == nil || score == nil {
 		return Article{}, false, nil
 	}
-	str := func(v any) string { s, _ := redis.String(v, nil); return s }
-	a = Article{ID: id, Title: str(vals[0]), Link: str(vals[1]), Poster: str(vals[2])}
-	if a.Posted, err = parseUnixSeconds(str(vals[3])); err != nil {
+	// The id, the text fields, the time and the score are read from one
+	// string, so that an article costs one allocation for them all.
+	parts := [6][]byte{id}
+	size := len(id)
+	for i, v := range [...]any{vals[0], vals[1], vals[2], vals[3], score} {
+		b, ok := v.([]byte)
+		if v != nil && !ok {
+			return corrupt(articleFieldNames[i], fmt.Errorf("unexpected %T", v))
+		}
+		parts[i+1] = b
+		size += len(b)
+	}
+	var all strings.Builder
+	all.Grow(size)
+	for _, b := range parts {
+		all.Write(b)
+	}
+	text := all.String()
+	var field [6]string
+	for i, b := range parts {
+		field[i], text = text[:len(b)], text[len(b):]
+	}
+	a = Article{ID: field[0], Title: field[1], Link: field[2], Poster: field[3]}
+	if a.Posted, err = parseUnixSeconds(field[4]); err != nil {
 		return corrupt("field time", err)
 	}
-	if a.Score, err = redis.Float64(score, nil); err != nil {
+	if a.Score, err = strconv.ParseFloat(field[5], 64); err != nil {
 		return corrupt("score", err)
 	}
 	if a.Votes, err = parseCount(vals[4]); err != nil {

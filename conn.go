@@ -2,10 +2,17 @@ package voting
 
 // This file holds the round trips: how a Store takes a connection, runs a
 // script and sends a pipeline while honouring a context over any redis.Conn.
-// Connections from a *redis.Pool take the context itself; connections that
-// offer only redis.ConnWithTimeout (a cluster client's, for example) get the
-// context's deadline as their timeout; plain connections have the context
-// checked before each round trip.
+//
+// A context with a deadline bounds each read through the connection's own
+// timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster clients'
+// connections have): no goroutine is started. A context that can be
+// cancelled but has no deadline bounds the wait for the first reply of each
+// round trip through redis.ConnWithContext, which redigo serves with a
+// goroutine: one per round trip, not one per command, since the rest of a
+// round trip's replies follow the first. redigo offers no safe way to break
+// a pooled connection from another goroutine, so one watcher per operation
+// (context.AfterFunc) cannot do it. On any connection the context is checked
+// before each round trip.
 
 import (
 	"context"
@@ -148,18 +155,21 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 		return nil, err
 	}
 	defer func() { err = contextError(ctx, err) }()
-	switch cc := c.(type) {
-	case redis.ConnWithContext:
-		return cc.DoContext(ctx, cmd, args...)
-	case redis.ConnWithTimeout:
-		if d, ok := timeLeft(ctx); ok {
+	if d, ok := timeLeft(ctx); ok {
+		if cc, ok := c.(redis.ConnWithTimeout); ok {
 			return cc.DoWithTimeout(d, cmd, args...)
+		}
+	}
+	if ctx.Done() != nil {
+		if cc, ok := c.(redis.ConnWithContext); ok {
+			return cc.DoContext(ctx, cmd, args...)
 		}
 	}
 	return c.Do(cmd, args...)
 }
 
-// receive reads one pipelined reply, honouring ctx as far as c allows.
+// receive reads one pipelined reply, honouring ctx as far as c allows; first
+// says whether it is the round trip's first reply.
 //
 // It does not give up on a context that has ended before it starts: a reply
 // it did not read would stay on the connection, and a pooled connection's
@@ -168,14 +178,16 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 // then drops it), one with a timeout times out at once and breaks itself
 // likewise, and a plain one reads the reply, bounded only by its own read
 // timeout.
-func receive(ctx context.Context, c redis.Conn) (reply any, err error) {
+func receive(ctx context.Context, c redis.Conn, first bool) (reply any, err error) {
 	defer func() { err = contextError(ctx, err) }()
-	switch cc := c.(type) {
-	case redis.ConnWithContext:
-		return cc.ReceiveContext(ctx)
-	case redis.ConnWithTimeout:
-		if d, ok := timeLeft(ctx); ok {
+	if d, ok := timeLeft(ctx); ok {
+		if cc, ok := c.(redis.ConnWithTimeout); ok {
 			return cc.ReceiveWithTimeout(d)
+		}
+	}
+	if first && ctx.Done() != nil {
+		if cc, ok := c.(redis.ConnWithContext); ok {
+			return cc.ReceiveContext(ctx)
 		}
 	}
 	return c.Receive()
@@ -235,17 +247,16 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 	replies = make([]any, len(cmds))
 	var redirect error
 	for i := range cmds {
-		reply, err := receive(ctx, c)
-		var rerr redis.Error
-		if errors.As(err, &rerr) {
-			replies[i] = rerr
+		reply, err := receive(ctx, c, i == 0)
+		if err != nil {
+			var rerr redis.Error
+			if !errors.As(err, &rerr) {
+				return nil, err
+			}
+			reply = rerr
 			if redirect == nil && redirected(rerr) {
 				redirect = rerr
 			}
-			continue
-		}
-		if err != nil {
-			return nil, err
 		}
 		replies[i] = reply
 	}
@@ -260,14 +271,13 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 // round trip per call once the script is loaded.
 func run(ctx context.Context, c redis.Conn, s *script, keys []string, args ...any) (any, error) {
 	evalArgs := make([]any, 0, 2+len(keys)+len(args))
-	evalArgs = append(evalArgs, s.hash, len(keys))
+	evalArgs = append(evalArgs, s.hashArg, len(keys))
 	for _, k := range keys {
 		evalArgs = append(evalArgs, k)
 	}
 	evalArgs = append(evalArgs, args...)
 	reply, err := do(ctx, c, "EVALSHA", evalArgs...)
-	var rerr redis.Error
-	if errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "NOSCRIPT") {
+	if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "NOSCRIPT") {
 		evalArgs[0] = s.src
 		reply, err = do(ctx, c, "EVAL", evalArgs...)
 	}

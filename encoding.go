@@ -29,20 +29,20 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) 
 // when t has one, as the book stores time.time().
 func unixSeconds(t time.Time) string {
 	us := t.UnixMicro()
-	sign := ""
+	var buf [32]byte
+	b := buf[:0]
 	if us < 0 {
-		sign, us = "-", -us
+		b, us = append(b, '-'), -us
 	}
-	sec, frac := us/1e6, us%1e6
-	s := sign + strconv.FormatInt(sec, 10)
-	if frac == 0 {
-		return s
+	b = strconv.AppendInt(b, us/1e6, 10)
+	if frac := us % 1e6; frac != 0 {
+		b = append(b, '.')
+		for unit := int64(1e5); frac != 0; unit /= 10 {
+			b = append(b, byte('0'+frac/unit))
+			frac %= unit
+		}
 	}
-	s += "." + fmt.Sprintf("%06d", frac)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	return s
+	return string(b)
 }
 
 // checkClock refuses a clock reading outside the range of posting times.

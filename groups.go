@@ -65,7 +65,7 @@ func (s *Store) groupKeys(articleID string, groups []string) ([]string, error) {
 	}
 	keys := make([]string, len(groups))
 	for i, g := range groups {
-		keys[i] = s.keys.group(g)
+		keys[i] = s.keys.groupSet(g)
 	}
 	return keys, nil
 }
@@ -92,13 +92,15 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	k := s.keys
 	var articles []Article
 	err = s.session(ctx, func(c redis.Conn) error {
-		members, err := redis.Strings(run(ctx, c, groupPageScript,
-			[]string{k.groupCache(group, order), k.group(group), k.index(order)},
+		// The cache's scores may be as old as the cache; fetch reads
+		// each article's score afresh.
+		page, err := redis.Values(run(ctx, c, groupPageScript,
+			[]string{k.groupCache(group, order), k.groupSet(group), k.index(order)},
 			s.groupTTL.Milliseconds(), start, stop))
 		if err != nil {
 			return err
 		}
-		articles, err = s.fetch(ctx, c, members)
+		articles, err = s.fetch(ctx, c, page, false)
 		return err
 	})
 	if err != nil {

@@ -1,7 +1,5 @@
 package voting
 
-import "strings"
-
 // The key schema. With an empty prefix these are exactly the keys of Redis in
 // Action, chapter 1, so data written by the book's code and by this package
 // can be served by either:
@@ -27,6 +25,9 @@ import "strings"
 // names may not contain braces so that the prefix's tag is always the first.
 type keys struct {
 	prefix string
+	// The keys and key prefixes that do not depend on an id or a name,
+	// joined once, since joining strings allocates.
+	article, score, time, voted, downvoted, group string
 }
 
 const (
@@ -38,41 +39,47 @@ const (
 	groupPart     = "group:"
 )
 
+func newKeys(prefix string) keys {
+	return keys{
+		prefix:    prefix,
+		article:   prefix + articlePart,
+		score:     prefix + scorePart,
+		time:      prefix + timePart,
+		voted:     prefix + votedPart,
+		downvoted: prefix + downvotedPart,
+		group:     prefix + groupPart,
+	}
+}
+
 // counter is the string INCR'd for new article ids.
-func (k keys) counter() string { return k.prefix + articlePart }
+func (k keys) counter() string { return k.article }
 
 // articleHash is the hash of one article. It is also the article's member
 // name in every index and group, as in the book.
-func (k keys) articleHash(id string) string { return k.prefix + articlePart + id }
+func (k keys) articleHash(id string) string { return k.article + id }
 
 // articlePrefix is articleHash without the id, for scripts that make the id.
-func (k keys) articlePrefix() string { return k.prefix + articlePart }
+func (k keys) articlePrefix() string { return k.article }
 
 // votedPrefix and downvotedPrefix are voted and downvoted without the id,
 // for scripts that make the id.
-func (k keys) votedPrefix() string     { return k.prefix + votedPart }
-func (k keys) downvotedPrefix() string { return k.prefix + downvotedPart }
+func (k keys) votedPrefix() string     { return k.voted }
+func (k keys) downvotedPrefix() string { return k.downvoted }
 
-// articleID returns the id of an index member, or false if the member is not
-// an article of this namespace.
-func (k keys) articleID(member string) (string, bool) {
-	return strings.CutPrefix(member, k.prefix+articlePart)
-}
-
-func (k keys) scoreIndex() string { return k.prefix + scorePart }
-func (k keys) timeIndex() string  { return k.prefix + timePart }
+func (k keys) scoreIndex() string { return k.score }
+func (k keys) timeIndex() string  { return k.time }
 
 // index is the zset that lists articles in the given order.
 func (k keys) index(o Order) string {
 	if o == ByTime {
-		return k.timeIndex()
+		return k.time
 	}
-	return k.scoreIndex()
+	return k.score
 }
 
-func (k keys) voted(id string) string     { return k.prefix + votedPart + id }
-func (k keys) downvoted(id string) string { return k.prefix + downvotedPart + id }
-func (k keys) group(name string) string   { return k.prefix + groupPart + name }
+func (k keys) votedSet(id string) string     { return k.voted + id }
+func (k keys) downvotedSet(id string) string { return k.downvoted + id }
+func (k keys) groupSet(name string) string   { return k.group + name }
 
 // groupCache is the book's cached intersection of a group with an index:
 // score:<name> or time:<name>.

@@ -34,13 +34,15 @@ import (
 // A script is Lua source and its SHA-1, the name EVALSHA knows it by.
 type script struct {
 	src, hash string
+	hashArg   any // hash as an argument, made once
 }
 
 // newScript puts the shared Lua functions before body.
 func newScript(body string) *script {
 	src := luaPrelude + body
 	sum := sha1.Sum([]byte(src))
-	return &script{src: src, hash: hex.EncodeToString(sum[:])}
+	hash := hex.EncodeToString(sum[:])
+	return &script{src: src, hash: hash, hashArg: hash}
 }
 
 // Status words the scripts answer with.

@@ -134,15 +134,30 @@ func hostChars(s, extra, escapes string, nonASCII bool) bool {
 // checkID accepts the ids INCR gives: decimal, positive, no leading zero,
 // no sign, no spaces, no "article:" in front, at most the largest int64.
 func checkID(id string) error {
-	if id == "" || len(id) > len(maxID) || id[0] == '0' || len(id) == len(maxID) && id > maxID {
+	if !idOK(id) {
 		return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
+	}
+	return nil
+}
+
+// checkIDBytes is checkID for an id read from an index member.
+func checkIDBytes(id []byte) error {
+	if !idOK(id) {
+		return fmt.Errorf("article id %q is not a positive decimal integer of at most %s", id, maxID)
+	}
+	return nil
+}
+
+func idOK[T string | []byte](id T) bool {
+	if len(id) == 0 || len(id) > len(maxID) || id[0] == '0' || len(id) == len(maxID) && string(id) > maxID {
+		return false
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < '0' || id[i] > '9' {
-			return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // checkGroup accepts 1..MaxGroupLen letters, digits, '-', '_' and '.'. That

@@ -123,9 +123,11 @@ type Store struct {
 	now      func() time.Time
 	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
 
-	// voteDeltas are the score changes for a net vote change of -2..2, as
-	// the vote script takes them.
-	voteDeltas [5]string
+	// voteArgs are the vote script's last arguments, the same for every
+	// vote: the cutoff in seconds, then the score changes for a net vote
+	// change of -2..2. They are made once, as interface values, since
+	// putting a string in one allocates.
+	voteArgs [6]any
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -152,7 +154,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s := &Store{
 		pool:     pool,
-		keys:     keys{prefix: cfg.prefix},
+		keys:     newKeys(cfg.prefix),
 		weight:   cfg.weight,
 		cutoff:   cfg.cutoff,
 		pageSize: cfg.pageSize,
@@ -160,8 +162,9 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		now:      cfg.now,
 		tagged:   hasHashTag(cfg.prefix),
 	}
-	for i := range s.voteDeltas {
-		s.voteDeltas[i] = formatFloat(float64(i-2) * s.weight)
+	s.voteArgs[0] = formatFloat(s.cutoff.Seconds())
+	for net := -2; net <= 2; net++ {
+		s.voteArgs[3+net] = formatFloat(float64(net) * s.weight)
 	}
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster
@@ -212,7 +215,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	}
 	k := s.keys
 	member := k.articleHash(articleID)
-	keys := []string{member, k.scoreIndex(), k.voted(articleID), k.downvoted(articleID)}
+	keys := []string{member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)}
 	var reply string
 	err := s.session(ctx, func(c redis.Conn) error {
 		// The clock is read once the connection is had, as close as it can
@@ -223,8 +226,8 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		}
 		var err error
 		reply, err = redis.String(run(ctx, c, voteScript, keys,
-			member, user, word, unixSeconds(now), formatFloat(s.cutoff.Seconds()),
-			s.voteDeltas[0], s.voteDeltas[1], s.voteDeltas[2], s.voteDeltas[3], s.voteDeltas[4]))
+			member, user, word, unixSeconds(now), s.voteArgs[0],
+			s.voteArgs[1], s.voteArgs[2], s.voteArgs[3], s.voteArgs[4], s.voteArgs[5]))
 		return err
 	})
 	if err != nil {
@@ -257,11 +260,32 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	if len(articleIDs) == 0 {
 		return []Direction{}, nil
 	}
+	// The keys are cut from one string and the arguments from one slice,
+	// so that a page of arrows costs a few allocations, not a few per id.
+	var names strings.Builder
+	size := 0
+	for _, id := range articleIDs {
+		size += len(s.keys.votedPrefix()) + len(s.keys.downvotedPrefix()) + 2*len(id)
+	}
+	names.Grow(size)
+	for _, id := range articleIDs {
+		names.WriteString(s.keys.votedPrefix())
+		names.WriteString(id)
+		names.WriteString(s.keys.downvotedPrefix())
+		names.WriteString(id)
+	}
+	all := names.String()
+	userArg := any(user)
+	args := make([]any, 0, 4*len(articleIDs))
 	cmds := make([]command, 0, 2*len(articleIDs))
 	for _, id := range articleIDs {
-		cmds = append(cmds,
-			command{"SISMEMBER", []any{s.keys.voted(id), user}},
-			command{"SISMEMBER", []any{s.keys.downvoted(id), user}})
+		for _, prefix := range [2]string{s.keys.votedPrefix(), s.keys.downvotedPrefix()} {
+			var key string
+			key, all = all[:len(prefix)+len(id)], all[len(prefix)+len(id):]
+			at := len(args)
+			args = append(args, key, userArg)
+			cmds = append(cmds, command{"SISMEMBER", args[at:len(args):len(args)]})
+		}
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err != nil {
