@@ -6,17 +6,29 @@ package voting_test
 // when VOTING_REDIS_ADDR is set, on that server; the figures that matter are
 // the real server's ratios. Each reports its Redis round trips per op.
 //
+// BenchmarkOverhead sets each operation beside a replay of the library's own
+// commands through plain redigo, so that the library's client-side overhead
+// is measured; BenchmarkParallel runs votes and pages from 16 goroutines in
+// the library, in that replay and at the server's ceiling for the same
+// commands (see the comments before them).
+//
 //	bash scripts/bench     # starts a redis-server and runs them all
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/replay"
 	"github.com/articlevote/voting/internal/roundtrip"
 	"github.com/gomodule/redigo/redis"
 )
@@ -387,44 +399,731 @@ func BenchmarkUserVotes(b *testing.B) {
 	})
 }
 
-// parallel runs op from 8 goroutines per CPU and reports ops/s.
-func parallel(b *testing.B, trips *roundtrip.Pool, op func() error) {
+// The overhead benchmarks: what the library costs on the client, measured
+// rather than guessed. Each operation is recorded as the library sends it
+// (internal/roundtrip), then sent again by a replay (internal/replay) through
+// plain redigo: pool.Get, c.Do for a command on its own, c.Send ... c.Flush
+// and c.Receive for each reply of a pipeline, c.Close; no context, no
+// checks, no conversion of replies. library / replay is the library's own
+// overhead.
+//
+// Both sides do the same work on the server. Each has a namespace of its own
+// on the same server (the library's prefix ends in ".lib:", the replay's in
+// ".rep:", so every key and argument has the same length), filled alike from
+// the same clock. The replay's commands are the library's recording with the
+// one prefix put for the other, and, for a vote, each call's new user put in
+// the user's place. Before timing, each side runs the operation twice, alike
+// (the library first, its second call recorded; then the replay, its second
+// run recorded too); the benchmark fails unless the replay sent the same
+// commands with the same arguments byte for byte, in the same round trips,
+// and got the same replies ("ok" for a vote, the same id for a post, the same
+// page), and unless the two namespaces then hold the same, key by key. After
+// timing it checks that every call did its work: each vote was a new one,
+// each post a new article.
+
+// Users of the two untimed calls of each side: the first, and the
+// recorded one, whose name marks the user's place in the recording.
+const (
+	warmUser   = "warm-user"
+	markedUser = "marked-user-0123456789"
+)
+
+// twin is a namespace on e's server, under e's prefix and then name, with a
+// Store on e's bare *redis.Pool.
+func twin(b *testing.B, e *env, name string, opts ...voting.Option) *env {
 	b.Helper()
-	if err := op(); err != nil {
+	t := &env{t: b, pool: e.pool, mr: e.mr, prefix: e.prefix + name, clock: e.clock}
+	s, err := storeOn(e.redis(), t, opts...)
+	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.SetParallelism(8)
-	trips.Reset()
-	b.ResetTimer()
-	begun := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := op(); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(begun).Seconds(), "ops/s")
-	b.ReportMetric(float64(trips.Trips())/float64(b.N), "trips/op")
+	t.store = s
+	return t
 }
 
+// storeOn is a Store of e's namespace and clock on p.
+func storeOn(p voting.Pool, e *env, opts ...voting.Option) (*voting.Store, error) {
+	return voting.New(p, append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)...)
+}
+
+// deadline is a context with a deadline, as a web handler's has.
+func deadline() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), time.Minute)
+}
+
+// An overheadOp is an operation of BenchmarkOverhead.
+type overheadOp struct {
+	articles, group int // fill's numbers
+	opts            []voting.Option
+	// prepare sets a namespace up after fill, the same for each side.
+	prepare func(e *env, ids []string)
+	// call runs the operation once in the library; user is a new user for
+	// each call if fresh, and is put in the replay's place for it.
+	call  func(ctx context.Context, s *voting.Store, ids []string, user string) error
+	fresh bool
+	// check checks, after timing, that calls calls did their work on a
+	// namespace; nil if there is nothing to check.
+	check func(c redis.Conn, e *env, ids []string, calls int) error
+}
+
+// record runs op twice in lib's namespace, through a recording pool with
+// lib's options, and returns what the second call sent and got.
+func record(b *testing.B, lib *env, ids []string, opts []voting.Option,
+	call func(ctx context.Context, s *voting.Store, ids []string, user string) error) []roundtrip.Trip {
+	b.Helper()
+	rec := roundtrip.New(lib.redis())
+	s, err := storeOn(rec, lib, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := deadline()
+	defer cancel()
+	if err := call(ctx, s, ids, warmUser); err != nil { // loads the script
+		b.Fatal(err)
+	}
+	rec.Record()
+	err = call(ctx, s, ids, markedUser)
+	trips := rec.Recorded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return trips
+}
+
+// moveTo rewrites strings of namespace from into namespace to.
+func moveTo(from, to *env) func(string) string {
+	return func(s string) string { return strings.ReplaceAll(s, from.prefix, to.prefix) }
+}
+
+// mirror makes the replay of rec, recorded in lib's namespace, in side's. It
+// runs it twice there as record ran the library (the first user, then the
+// marked one), and fails b unless the second run sent what the library sent
+// and got the same replies, and the two namespaces then hold the same. With
+// fresh, slot is the user's place.
+func mirror(b *testing.B, lib, side *env, rec []roundtrip.Trip, fresh bool) (*replay.Script, replay.Slot) {
+	b.Helper()
+	rewrite := moveTo(lib, side)
+	sc, err := replay.From(rec, rewrite)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var slot replay.Slot
+	if fresh {
+		if slot, err = sc.Find(markedUser); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := roundtrip.New(side.redis())
+	run := func(user string) []roundtrip.Trip {
+		if fresh {
+			sc.Set(slot, user)
+		}
+		p.Record()
+		c := p.Get()
+		err := sc.Run(c)
+		c.Close()
+		trips := p.Recorded()
+		if err != nil {
+			b.Fatalf("replay in %s: %v", side.prefix, err)
+		}
+		return trips
+	}
+	run(warmUser)
+	if err := replay.Compare(rec, run(markedUser), rewrite); err != nil {
+		b.Fatalf("%v\nthe library sent:\n%s", err, showTrips(rec))
+	}
+	want, err := state(lib)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := state(side)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if want != got {
+		b.Fatalf("after the same calls, %s and %s hold different data:\n%s", lib.prefix, side.prefix, firstDiff(want, got))
+	}
+	return sc, slot
+}
+
+func showTrips(trips []roundtrip.Trip) string {
+	var s strings.Builder
+	for i, t := range trips {
+		fmt.Fprintf(&s, "  round trip %d, %s:\n", i+1, t.Via)
+		for _, c := range t.Commands {
+			fmt.Fprintf(&s, "    %.200s\n", c.String())
+		}
+	}
+	return s.String()
+}
+
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("  %.300s\n  %.300s", la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("  %d lines against %d", len(la), len(lb))
+}
+
+// state is everything in e's namespace, key by key, with the prefix written
+// as "<p>", so that two namespaces that hold the same give the same string.
+// It takes a few pipelined round trips. Of a time to live it keeps only
+// whether there is one.
+func state(e *env) (string, error) {
+	c := e.redis().Get()
+	defer c.Close()
+	var keys []string
+	for cursor := "0"; ; {
+		reply, err := redis.Values(c.Do("SCAN", cursor, "MATCH", e.prefix+"*", "COUNT", 1000))
+		if err != nil {
+			return "", err
+		}
+		batch, _ := redis.Strings(reply[1], nil)
+		keys = append(keys, batch...)
+		if cursor, _ = redis.String(reply[0], nil); cursor == "0" {
+			break
+		}
+	}
+	// SCAN may give a key twice, while the server grows its table.
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	pipe := func(cmd func(i int) (string, []any)) ([]any, error) {
+		for i := range keys {
+			name, args := cmd(i)
+			if err := c.Send(name, args...); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.Flush(); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(keys))
+		for i := range keys {
+			var err error
+			if out[i], err = c.Receive(); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	types, err := pipe(func(i int) (string, []any) { return "TYPE", []any{keys[i]} })
+	if err != nil {
+		return "", err
+	}
+	ttls, err := pipe(func(i int) (string, []any) { return "PTTL", []any{keys[i]} })
+	if err != nil {
+		return "", err
+	}
+	read := map[string]string{"string": "GET", "hash": "HGETALL", "set": "SMEMBERS", "zset": "ZRANGE"}
+	contents, err := pipe(func(i int) (string, []any) {
+		typ, _ := redis.String(types[i], nil)
+		if typ == "zset" {
+			return "ZRANGE", []any{keys[i], 0, -1, "WITHSCORES"}
+		}
+		if cmd, ok := read[typ]; ok {
+			return cmd, []any{keys[i]}
+		}
+		return "TYPE", []any{keys[i]}
+	})
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	for i, k := range keys {
+		typ, _ := redis.String(types[i], nil)
+		ttl, _ := redis.Int64(ttls[i], nil)
+		var vals []string
+		if s, err := redis.String(contents[i], nil); err == nil {
+			vals = []string{s}
+		} else if vals, err = redis.Strings(contents[i], nil); err != nil {
+			return "", fmt.Errorf("%s: %w", k, err)
+		}
+		switch typ {
+		case "hash":
+			pairs := make([]string, 0, len(vals)/2)
+			for j := 0; j+1 < len(vals); j += 2 {
+				pairs = append(pairs, vals[j]+"="+vals[j+1])
+			}
+			vals = pairs
+			sort.Strings(vals)
+		case "set":
+			sort.Strings(vals)
+		}
+		line := fmt.Sprintf("%s %s ttl=%v %q\n", k, typ, ttl > 0, vals)
+		out.WriteString(strings.ReplaceAll(line, e.prefix, "<p>"))
+	}
+	return out.String(), nil
+}
+
+// BenchmarkOverhead sets each operation in the library beside a replay of
+// the same commands through plain redigo; see above. trips/op is the round
+// trips of the recorded call, which the replay sends too.
+func BenchmarkOverhead(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		vote := overheadOp{
+			articles: 1000,
+			fresh:    true,
+			call: func(ctx context.Context, s *voting.Store, ids []string, user string) error {
+				return s.Vote(ctx, user, ids[500], voting.Up)
+			},
+			check: func(c redis.Conn, e *env, ids []string, calls int) error {
+				return want(c, calls, "SCARD", e.key("voted:"+ids[500])) // each vote a new one
+			},
+		}
+		post := overheadOp{
+			articles: 1000,
+			call: func(ctx context.Context, s *voting.Store, _ []string, _ string) error {
+				_, err := s.PostArticle(ctx, "alice", "A title of a usual length for a news site", "https://example.com/a/b")
+				return err
+			},
+			check: func(c redis.Conn, e *env, _ []string, calls int) error {
+				return want(c, 1000+calls, "GET", e.key("article:")) // each post a new article
+			},
+		}
+		page := func(order voting.Order) overheadOp {
+			return overheadOp{articles: 1000, call: func(ctx context.Context, s *voting.Store, _ []string, _ string) error {
+				return full(s.GetArticles(ctx, 1, order))
+			}}
+		}
+		group := overheadOp{
+			articles: 1000, group: 500,
+			// The cache stays warm however long the benchmark runs.
+			opts: []voting.Option{voting.WithGroupCacheTTL(time.Hour)},
+			call: func(ctx context.Context, s *voting.Store, _ []string, _ string) error {
+				return full(s.GetGroupArticles(ctx, "big", 1, voting.ByScore))
+			},
+			check: func(c redis.Conn, e *env, _ []string, _ int) error {
+				return want(c, 1, "EXISTS", e.key("score:big"))
+			},
+		}
+		userVotes := overheadOp{
+			articles: 100,
+			prepare: func(e *env, ids []string) {
+				for i, id := range ids[:25] {
+					switch i % 3 {
+					case 0:
+						e.vote("viewer", id, voting.Up)
+					case 1:
+						e.vote("viewer", id, voting.Down)
+					}
+				}
+			},
+			call: func(ctx context.Context, s *voting.Store, ids []string, _ string) error {
+				dirs, err := s.UserVotes(ctx, "viewer", ids[:25]...)
+				if err == nil && (len(dirs) != 25 || dirs[0] != voting.Up || dirs[1] != voting.Down || dirs[2] != voting.None) {
+					err = fmt.Errorf("UserVotes gave %v", dirs)
+				}
+				return err
+			},
+		}
+		b.Run("Vote", func(b *testing.B) { overhead(b, e, "vote", vote) })
+		b.Run("PostArticle", func(b *testing.B) { overhead(b, e, "post", post) })
+		b.Run("GetArticles", func(b *testing.B) {
+			b.Run("score", func(b *testing.B) { overhead(b, e, "score", page(voting.ByScore)) })
+			b.Run("time", func(b *testing.B) { overhead(b, e, "time", page(voting.ByTime)) })
+		})
+		b.Run("GetGroupArticles", func(b *testing.B) {
+			b.Run("warm", func(b *testing.B) { overhead(b, e, "group", group) })
+		})
+		b.Run("UserVotes", func(b *testing.B) { overhead(b, e, "uvotes", userVotes) })
+	})
+}
+
+// serverCPU is the CPU time the server under e has used so far, from INFO
+// cpu; ok is false on miniredis, which runs in this process.
+func serverCPU(e *env) (cpu time.Duration, ok bool) {
+	if !e.real() {
+		return 0, false
+	}
+	c := e.redis().Get()
+	defer c.Close()
+	info, err := redis.String(c.Do("INFO", "cpu"))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(info, "\n") {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if name == "used_cpu_sys" || name == "used_cpu_user" {
+			f, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				return 0, false
+			}
+			cpu += time.Duration(f * float64(time.Second))
+			ok = true
+		}
+	}
+	return cpu, ok
+}
+
+// cpuTimer measures the CPU time per operation of the client (this process)
+// and of the server over a benchmark's timed part: start it before
+// ResetTimer, report after StopTimer. It reports client-us/op and
+// server-us/op on a real server only: miniredis runs in this process.
+func cpuTimer(e *env) (report func(b *testing.B)) {
+	client, clientOK := replay.ProcessCPU()
+	server, serverOK := serverCPU(e)
+	return func(b *testing.B) {
+		clientAfter, _ := replay.ProcessCPU()
+		serverAfter, ok := serverCPU(e)
+		if !serverOK || !ok {
+			return
+		}
+		perOp := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / float64(b.N) }
+		if clientOK {
+			b.ReportMetric(perOp(clientAfter-client), "client-us/op")
+		}
+		b.ReportMetric(perOp(serverAfter-server), "server-us/op")
+	}
+}
+
+// want checks that a command's integer reply is n.
+func want(c redis.Conn, n int, cmd string, args ...any) error {
+	got, err := redis.Int(c.Do(cmd, args...))
+	if err == nil && got != n {
+		err = fmt.Errorf("%s %v is %d, want %d", cmd, args, got, n)
+	}
+	return err
+}
+
+// overhead runs op in the library and in its replay, as library and replay,
+// each in a namespace of its own under e's, named after name.
+func overhead(b *testing.B, e *env, name string, op overheadOp) {
+	lib, rep := twin(b, e, name+".lib:", op.opts...), twin(b, e, name+".rep:", op.opts...)
+	var ids []string
+	for _, side := range []*env{lib, rep} {
+		ids = fill(b, side, op.articles, op.group)
+		if op.prepare != nil {
+			op.prepare(side, ids)
+		}
+	}
+	rec := record(b, lib, ids, op.opts, op.call)
+	sc, slot := mirror(b, lib, rep, rec, op.fresh)
+	// Each side's calls so far, the untimed ones included, and its users.
+	libCalls, repCalls := 2, 2
+	var libUsers, repUsers int
+	check := func(b *testing.B, side *env, calls int) {
+		if op.check == nil {
+			return
+		}
+		c := side.redis().Get()
+		defer c.Close()
+		if err := op.check(c, side, ids, calls); err != nil {
+			b.Fatalf("after %d calls in %s: %v", calls, side.prefix, err)
+		}
+	}
+
+	b.Run("library", func(b *testing.B) {
+		ctx, cancel := deadline()
+		defer cancel()
+		s := lib.store
+		cpu := cpuTimer(lib)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			var user string
+			if op.fresh {
+				libUsers++
+				user = "u" + strconv.Itoa(libUsers)
+			}
+			if err := op.call(ctx, s, ids, user); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		libCalls += b.N
+		cpu(b)
+		b.ReportMetric(float64(len(rec)), "trips/op")
+		check(b, lib, libCalls)
+	})
+	b.Run("replay", func(b *testing.B) {
+		pool := rep.redis()
+		cpu := cpuTimer(rep)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if op.fresh {
+				repUsers++
+				sc.Set(slot, "u"+strconv.Itoa(repUsers))
+			}
+			c := pool.Get()
+			err := sc.Run(c)
+			if cerr := c.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		repCalls += b.N
+		cpu(b)
+		b.ReportMetric(float64(sc.Trips()), "trips/op")
+		check(b, rep, repCalls)
+	})
+}
+
+// parallelGoroutines is how many goroutines BenchmarkParallel runs at once.
+const parallelGoroutines = 16
+
+// ceilingDepth is how many operations the ceiling sends in each pipeline.
+const ceilingDepth = 64
+
+// fanOut runs b.N operations from parallelGoroutines goroutines, each with a
+// worker of its own made by newWorker, and reports ops/s and, on a real
+// server, the client's and the server's CPU time per operation (srv is the
+// server's env). A worker takes up to
+// batch operations at a time; trips is the round trips per operation.
+func fanOut(b *testing.B, srv *env, batch int, trips float64, newWorker func() func(n int) error) {
+	b.Helper()
+	workers := make([]func(int) error, parallelGoroutines)
+	for g := range workers {
+		workers[g] = newWorker()
+	}
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	cpu := cpuTimer(srv)
+	b.ReportAllocs()
+	b.ResetTimer()
+	begun := time.Now()
+	for _, work := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				end := next.Add(int64(batch))
+				start := end - int64(batch)
+				if start >= int64(b.N) {
+					return
+				}
+				if err := work(int(min(end, int64(b.N)) - start)); err != nil {
+					failed.Store(true)
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(begun)
+	b.StopTimer()
+	cpu(b)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+	b.ReportMetric(trips, "trips/op")
+}
+
+// BenchmarkParallel runs votes and listing pages from 16 goroutines, in the
+// library, in the replay of its commands through plain redigo (as
+// BenchmarkOverhead) and as the server's ceiling for those same commands:
+// the replay's commands sent in pipelines of ceilingDepth operations from
+// each goroutine's connection, so that no goroutine waits a round trip per
+// operation. Each side has a namespace of its own, filled alike, and the
+// replay's commands are checked against the library's before timing, as in
+// BenchmarkOverhead.
 func BenchmarkParallel(b *testing.B) {
 	onServers(b, func(b *testing.B, e *env) {
-		ids := fill(b, e, 1000, 0)
-		var users atomic.Int64
-		b.Run("Vote", func(b *testing.B) {
-			s, trips := counted(b, e)
-			parallel(b, trips, func() error {
-				u := users.Add(1)
-				return s.Vote(ctx, "p"+strconv.FormatInt(u, 10), ids[u%1000], voting.Up)
+		b.Run("Vote", func(b *testing.B) { parallelVotes(b, e) })
+		b.Run("GetArticles", func(b *testing.B) { parallelPages(b, e) })
+	})
+}
+
+// parallelVotes: each operation is a new user's up-vote, on the articles in
+// turn, the same sequence on each side.
+func parallelVotes(b *testing.B, e *env) {
+	lib, rep, ceil := twin(b, e, "pvote.lib:"), twin(b, e, "pvote.rep:"), twin(b, e, "pvote.max:")
+	var ids []string
+	for _, side := range []*env{lib, rep, ceil} {
+		ids = fill(b, side, 1000, 0)
+	}
+	rec := record(b, lib, ids, nil, func(ctx context.Context, s *voting.Store, ids []string, user string) error {
+		return s.Vote(ctx, user, ids[0], voting.Up)
+	})
+	// Checked on the first article; the others' replays are its replay
+	// with the article's keys put for the first's.
+	_, slot := mirror(b, lib, rep, rec, true)
+	mirror(b, lib, ceil, rec, true)
+	scripts := func(side *env) []*replay.Script {
+		first := map[string]bool{}
+		for _, k := range []string{"article:", "voted:", "downvoted:"} {
+			first[side.key(k+ids[0])] = true
+		}
+		out := make([]*replay.Script, len(ids))
+		for i, id := range ids {
+			move := moveTo(lib, side)
+			sc, err := replay.From(rec, func(s string) string {
+				s = move(s)
+				if first[s] {
+					s = strings.TrimSuffix(s, ids[0]) + id
+				}
+				return s
 			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			out[i] = sc
+		}
+		return out
+	}
+	// One copy of the scripts for each goroutine, whose user it sets; each
+	// run of b.N hands them out again.
+	copies := func(side *env) func() []*replay.Script {
+		all := make([][]*replay.Script, parallelGoroutines)
+		for g := range all {
+			all[g] = scripts(side)
+		}
+		next := 0
+		return func() []*replay.Script {
+			mine := all[next%len(all)]
+			next++
+			return mine
+		}
+	}
+	repScripts, ceilScripts := copies(rep), copies(ceil)
+	// Each side's votes so far, the untimed ones included.
+	calls := map[*env]int{lib: 2, rep: 2, ceil: 2}
+	done := func(b *testing.B, side *env) {
+		calls[side] += b.N
+		c := side.redis().Get()
+		defer c.Close()
+		for _, id := range ids {
+			c.Send("SCARD", side.key("voted:"+id))
+		}
+		c.Flush()
+		total := 0
+		for range ids {
+			n, err := redis.Int(c.Receive())
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += n
+		}
+		if total != calls[side] {
+			b.Fatalf("%s holds %d votes after %d: not every vote was a new one", side.prefix, total, calls[side])
+		}
+	}
+	user := func(u int64) string { return "p" + strconv.FormatInt(u, 10) }
+	// Each side's users, across the runs of b.N.
+	var libUsers, repUsers, ceilUsers atomic.Int64
+
+	b.Run("library", func(b *testing.B) {
+		ctx, cancel := deadline()
+		defer cancel()
+		fanOut(b, lib, 1, float64(len(rec)), func() func(int) error {
+			return func(int) error {
+				u := libUsers.Add(1)
+				return lib.store.Vote(ctx, user(u), ids[u%1000], voting.Up)
+			}
 		})
-		b.Run("GetArticles", func(b *testing.B) {
-			s, trips := counted(b, e)
-			parallel(b, trips, func() error { return full(s.GetArticles(ctx, 1, voting.ByScore)) })
+		done(b, lib)
+	})
+	b.Run("replay", func(b *testing.B) {
+		pool := rep.redis()
+		fanOut(b, rep, 1, float64(len(rec)), func() func(int) error {
+			mine := repScripts()
+			return func(int) error {
+				u := repUsers.Add(1)
+				sc := mine[u%1000]
+				sc.Set(slot, user(u))
+				c := pool.Get()
+				err := sc.Run(c)
+				if cerr := c.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			}
+		})
+		done(b, rep)
+	})
+	b.Run("ceiling", func(b *testing.B) {
+		pool := ceil.redis()
+		fanOut(b, ceil, ceilingDepth, 1.0/ceilingDepth, func() func(int) error {
+			mine := ceilScripts()
+			return func(n int) error {
+				c := pool.Get()
+				defer c.Close()
+				replies := 0
+				for range n {
+					u := ceilUsers.Add(1)
+					sc := mine[u%1000]
+					sc.Set(slot, user(u))
+					sent, err := sc.Send(c)
+					if err != nil {
+						return err
+					}
+					replies += sent
+				}
+				return flushAndReceive(c, replies)
+			}
+		})
+		done(b, ceil)
+	})
+}
+
+// flushAndReceive flushes c and reads n replies, returning the first error.
+func flushAndReceive(c redis.Conn, n int) error {
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	var first error
+	for range n {
+		if _, err := c.Receive(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// parallelPages: each operation is page 1 by score.
+func parallelPages(b *testing.B, e *env) {
+	lib, rep, ceil := twin(b, e, "ppage.lib:"), twin(b, e, "ppage.rep:"), twin(b, e, "ppage.max:")
+	var ids []string
+	for _, side := range []*env{lib, rep, ceil} {
+		ids = fill(b, side, 1000, 0)
+	}
+	call := func(ctx context.Context, s *voting.Store, _ []string, _ string) error {
+		return full(s.GetArticles(ctx, 1, voting.ByScore))
+	}
+	rec := record(b, lib, ids, nil, call)
+	repScript, _ := mirror(b, lib, rep, rec, false)
+	ceilScript, _ := mirror(b, lib, ceil, rec, false)
+
+	b.Run("library", func(b *testing.B) {
+		ctx, cancel := deadline()
+		defer cancel()
+		fanOut(b, lib, 1, float64(len(rec)), func() func(int) error {
+			return func(int) error { return call(ctx, lib.store, nil, "") }
+		})
+	})
+	b.Run("replay", func(b *testing.B) {
+		pool := rep.redis()
+		fanOut(b, rep, 1, float64(len(rec)), func() func(int) error {
+			return func(int) error {
+				c := pool.Get()
+				err := repScript.Run(c)
+				if cerr := c.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			}
+		})
+	})
+	b.Run("ceiling", func(b *testing.B) {
+		pool := ceil.redis()
+		fanOut(b, ceil, ceilingDepth, 1.0/ceilingDepth, func() func(int) error {
+			return func(n int) error {
+				c := pool.Get()
+				defer c.Close()
+				replies := 0
+				for range n {
+					sent, err := ceilScript.Send(c)
+					if err != nil {
+						return err
+					}
+					replies += sent
+				}
+				return flushAndReceive(c, replies)
+			}
 		})
 	})
 }

@@ -15,6 +15,9 @@ function median(name,    n, i, j, t, v) {
 function us(ns) { return sprintf("%.1f", ns / 1000) }
 
 /^Benchmark.*\/redis/ {
+	# The overhead and parallel benchmarks have their own tables
+	# (overhead.awk).
+	if ($1 ~ /^Benchmark(Overhead|Parallel)\//) next
 	name = $1
 	sub(/-[0-9]+$/, "", name)
 	for (i = 3; i < NF; i++)
@@ -43,10 +46,11 @@ END {
 			printf "%-58s %10s %10s %8s %8.2f\n", label, us(lib), "", "", lib / ping
 		}
 	}
-	printf "\n%-58s %10s %12s\n", "growth (µs/op, medians)", "", "vs 1,000"
+	growth = 0
 	for (k = 1; k <= count; k++) {
 		name = order[k]
 		if (name !~ /^BenchmarkGrowth/) continue
+		if (!growth++) printf "\n%-58s %10s %12s\n", "growth (µs/op, medians)", "", "vs 1,000"
 		base = name
 		sub(/articles=[0-9]+/, "articles=1000", base)
 		printf "%-58s %10s %12.2f\n", name, us(median(name)), median(name) / median(base)

@@ -41,12 +41,25 @@ free_port() {
 	return 1
 }
 
+# stop_server DIR stops the redis-server whose pid file is in DIR, waits
+# (up to 5 s) until it has exited, so that it writes nothing more there, and
+# removes DIR. Clean-up never fails the script that calls it.
+stop_server() {
+	local pid
+	if [ -f "$1/redis.pid" ]; then
+		pid="$(cat "$1/redis.pid")"
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	rm -rf "$1" 2>/dev/null || true
+}
+
 REDIS_DIR=""
 stop_redis() {
-	if [ -n "$REDIS_DIR" ] && [ -f "$REDIS_DIR/redis.pid" ]; then
-		kill "$(cat "$REDIS_DIR/redis.pid")" 2>/dev/null || true
-	fi
-	if [ -n "$REDIS_DIR" ]; then rm -rf "$REDIS_DIR"; fi
+	if [ -n "$REDIS_DIR" ]; then stop_server "$REDIS_DIR"; fi
 }
 trap stop_redis EXIT
 
@@ -75,10 +88,7 @@ start_redis() {
 CLUSTER_DIRS=()
 stop_cluster() {
 	local d
-	for d in "${CLUSTER_DIRS[@]}"; do
-		if [ -f "$d/redis.pid" ]; then kill "$(cat "$d/redis.pid")" 2>/dev/null || true; fi
-		rm -rf "$d"
-	done
+	for d in "${CLUSTER_DIRS[@]}"; do stop_server "$d"; done
 }
 trap 'stop_redis; stop_cluster' EXIT
 
@@ -88,7 +98,7 @@ start_cluster() {
 		d="$(mktemp -d)"
 		CLUSTER_DIRS+=("$d")
 		free_port
-	port="$FREE_PORT"
+		port="$FREE_PORT"
 		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
 			--cluster-enabled yes --cluster-config-file "$d/nodes.conf" --cluster-node-timeout 5000 \
 			--daemonize yes --pidfile "$d/redis.pid" --dir "$d" --logfile "$d/redis.log"

@@ -2,7 +2,10 @@ package roundtrip
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
@@ -51,5 +54,96 @@ func TestCountsRoundTrips(t *testing.T) {
 	}
 	if n, _ := redis.Int(c.Do("GET", "n")); n != 3 {
 		t.Errorf("n = %d, want 3: the pipeline did not run", n)
+	}
+}
+
+func TestKeepsTheConnectionsInterfaces(t *testing.T) {
+	mr := miniredis.RunT(t)
+	p := New(&redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }})
+	c := p.Get()
+	defer c.Close()
+	if _, ok := c.(redis.ConnWithTimeout); !ok {
+		t.Error("a connection is not a redis.ConnWithTimeout")
+	}
+	if _, ok := c.(redis.ConnWithContext); !ok {
+		t.Error("a connection is not a redis.ConnWithContext")
+	}
+	var _ interface {
+		GetContext(context.Context) (redis.Conn, error)
+	} = p
+	p.Reset()
+	if _, err := redis.DoWithTimeout(c, time.Second, "SET", "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("GET", "k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := redis.String(redis.ReceiveWithTimeout(c, time.Second)); err != nil || v != "v" {
+		t.Fatalf("GET k = %q, %v", v, err)
+	}
+	if p.Trips() != 2 {
+		t.Errorf("counted %d round trips, want 2", p.Trips())
+	}
+}
+
+func TestRecords(t *testing.T) {
+	mr := miniredis.RunT(t)
+	p := New(&redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }})
+	c := p.Get()
+	defer c.Close()
+	if _, err := c.Do("SET", "before", 1); err != nil { // not recorded
+		t.Fatal(err)
+	}
+	p.Record()
+	arg := []byte("k")
+	if _, err := redis.DoWithTimeout(c, time.Second, "SET", arg, "v"); err != nil {
+		t.Fatal(err)
+	}
+	arg[0] = 'x' // the recording keeps its own copy
+	for _, k := range []string{"k", "missing"} {
+		if err := c.Send("GET", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Send("HGET", "k", "f"); err != nil { // a wrong type: an error reply
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Receive(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := redis.ReceiveContext(c, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := redis.ReceiveWithTimeout(c, time.Second); err == nil {
+		t.Fatal("HGET on a string did not fail")
+	}
+	got := p.Recorded()
+	if _, err := c.Do("SET", "after", 1); err != nil { // not recorded
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("recorded %d round trips, want 2: %+v", len(got), got)
+	}
+	set, pipe := got[0], got[1]
+	if set.Via != "DoWithTimeout" || set.Pipelined() || len(set.Commands) != 1 ||
+		set.Commands[0].String() != `SET "k" "v"` || set.Replies[0] != "OK" {
+		t.Errorf("the SET was recorded as %+v", set)
+	}
+	if !pipe.Pipelined() || len(pipe.Commands) != 3 || pipe.Commands[2].String() != `HGET "k" "f"` {
+		t.Errorf("the pipeline was recorded as %+v", pipe)
+	}
+	wantReads := []string{"Receive", "ReceiveContext", "ReceiveWithTimeout"}
+	if len(pipe.Replies) != 3 || string(pipe.Replies[0].([]byte)) != "v" || pipe.Replies[1] != nil ||
+		!strings.HasPrefix(string(pipe.Replies[2].(redis.Error)), "WRONGTYPE") || !reflect.DeepEqual(pipe.Reads, wantReads) {
+		t.Errorf("the pipeline's replies were recorded as %q read with %v", pipe.Replies, pipe.Reads)
+	}
+	if p.Trips() != 4 {
+		t.Errorf("counted %d round trips, want 4", p.Trips())
 	}
 }
