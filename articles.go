@@ -55,16 +55,27 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 		return "", err
 	}
 	k := s.keys
-	keys := []string{k.counter(), k.scoreIndex(), k.timeIndex()}
+	keys := make([]string, 0, 4+len(s.extra)+len(groups))
+	keys = append(keys, k.counter(), k.scoreIndex(), k.timeIndex(), k.trimmedHash())
+	posted := unixSeconds(now)
+	score := float64(now.UnixMicro())/1e6 + s.weight
+	args := make([]any, 0, 10+3*len(s.extra))
+	args = append(args, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
+		formatFloat(score), s.cutoff.Milliseconds(), len(s.extra))
+	for _, x := range s.extra {
+		spec := &orders[x.order]
+		keys = append(keys, x.key)
+		field, cut := "", ""
+		if spec.window > 0 {
+			field, cut = spec.name, unixSeconds(now.Add(-spec.window))
+		}
+		args = append(args, string(spec.holds), field, cut)
+	}
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
 	}
-	posted := unixSeconds(now)
-	score := float64(now.UnixMicro())/1e6 + s.weight
 
-	reply, err := redis.String(s.script(ctx, postScript, keys,
-		k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
-		formatFloat(score), s.cutoff.Milliseconds()))
+	reply, err := redis.String(s.script(ctx, postScript, keys, args...))
 	if err != nil {
 		return "", fmt.Errorf("voting: post article: %w", err)
 	}
@@ -104,11 +115,16 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 	return a, nil
 }
 
-// GetArticles returns a page of articles across the site, highest score or
-// newest first. Pages count from 1; a page past the end is empty. It takes two
-// round trips to Redis whatever the page size.
+// GetArticles returns a page of articles across the site, in the given
+// order: one the Store keeps (ByScore, ByTime and those given to
+// WithOrders; another gives an error wrapping ErrInvalid). Pages count from
+// 1; a page past the end is empty. A page of a top-of-window order holds
+// only articles posted within the window by the Store's clock. It takes two
+// round trips to Redis whatever the page size; a top-of-window page may take
+// more when many articles have aged out of the window since it was last
+// listed, each step a bounded one.
 func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	start, stop, past, err := s.pageRange(page, order)
+	spec, start, stop, past, err := s.pageRange(page, order)
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +133,19 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 	}
 	var articles []Article
 	err = s.session(ctx, func(c redis.Conn) error {
-		// By score, the page's scores come with it; by time, fetch reads
-		// them from the score index.
+		// By score, the page's scores come with it; in any other order,
+		// fetch reads them from the score index.
 		withScores := order == ByScore
 		var page []any
 		var err error
-		if withScores {
+		switch {
+		case withScores:
 			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop, "WITHSCORES"))
-		} else {
+		case spec.window > 0:
+			page, err = s.trimming(ctx, c, windowPageScript,
+				[]string{s.keys.index(order), s.keys.timeIndex(), s.keys.trimmedHash()},
+				func(cut string) []any { return []any{spec.name, cut, s.trimBatch, start, stop} }, spec)
+		default:
 			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
 		}
 		if err != nil {
@@ -134,27 +155,68 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("voting: list articles %v: %w", order, err)
+		return nil, fmt.Errorf("voting: list articles by %v: %w", order, err)
 	}
 	return articles, nil
 }
 
-// pageRange checks page and order and gives the page's ZREVRANGE bounds.
-// past reports a page so far on that its bounds overflow: past any index's
-// end, so empty.
-func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, err error) {
-	if err := checkOrder(order); err != nil {
-		return 0, 0, false, err
+// defaultTrimBatch is how many aged-out articles one script takes out of a
+// top-of-window index at most: about a millisecond of Redis's time.
+const defaultTrimBatch = 500
+
+// trimming runs a listing script that may trim a top-of-window index first,
+// again while it answers that more is left to trim, and returns the page of
+// ids it gives. args gives the script's arguments for a cut: the posting
+// time that leaves spec's window now, by the Store's clock ("" for an order
+// with no window).
+func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []string,
+	args func(cut string) []any, spec *orderSpec) ([]any, error) {
+	for {
+		cut := ""
+		if spec.window > 0 {
+			now := s.now()
+			if err := checkClock(now); err != nil {
+				return nil, err
+			}
+			cut = unixSeconds(now.Add(-spec.window))
+		}
+		reply, err := run(ctx, c, sc, keys, args(cut)...)
+		if err != nil {
+			return nil, err
+		}
+		if page, ok := reply.([]any); ok {
+			return page, nil
+		}
+		word, err := redis.String(reply, nil)
+		if err != nil {
+			return nil, err
+		}
+		if word != replyMore {
+			word, detail, _ := strings.Cut(word, " ")
+			return nil, scriptError("list by "+spec.name, word, detail)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// pageRange checks page and order and gives the order's row and the page's
+// ZREVRANGE bounds. past reports a page so far on that its bounds overflow:
+// past any index's end, so empty.
+func (s *Store) pageRange(page int, order Order) (spec *orderSpec, start, stop int64, past bool, err error) {
+	if spec, err = s.checkOrder(order); err != nil {
+		return nil, 0, 0, false, err
 	}
 	if page < 1 {
-		return 0, 0, false, invalid("page %d is before page 1", page)
+		return nil, 0, 0, false, invalid("page %d is before page 1", page)
 	}
 	size := int64(s.pageSize)
 	if int64(page-1) > (math.MaxInt64-size)/size {
-		return 0, 0, true, nil
+		return spec, 0, 0, true, nil
 	}
 	start = int64(page-1) * size
-	return start, start + size - 1, false, nil
+	return spec, start, start + size - 1, false, nil
 }
 
 // fetch reads the articles of an index page in one pipelined round trip,

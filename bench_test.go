@@ -1229,3 +1229,116 @@ func TestMemoryPerArticle(t *testing.T) {
 		t.Errorf("an article takes %d B and a voter %d B: more than 1 KiB and 128 B", settled, perVoter)
 	}
 }
+
+// TestMemoryPerOrder measures, on a real server, what each order's index
+// costs per article, as the README's orders table quotes it (go test -v
+// -run MemoryPerOrder), and fails if an entry grows past a bound.
+func TestMemoryPerOrder(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...))
+	if !e.real() {
+		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
+	}
+	const n = 2000
+	for i := 0; i < n; i++ {
+		e.advance(time.Minute) // all within a day, so in every window
+		e.post(fmt.Sprintf("user%06d", i%5000), "A headline")
+	}
+	for _, order := range voting.Orders() {
+		key := e.key(order.String() + ":")
+		perEntry := e.int("MEMORY", "USAGE", key, "SAMPLES", 0) / n
+		t.Logf("%-12s %3d B per article (members %q)", order, perEntry, e.article("1234"))
+		if perEntry > 160 {
+			t.Errorf("%s takes %d B per article, more than 160", key, perEntry)
+		}
+	}
+	t.Logf("trimmed: %d B in all", e.int("MEMORY", "USAGE", e.key("trimmed:"), "SAMPLES", 0))
+}
+
+// BenchmarkOrders: a vote with no order kept beyond the book's two, with
+// each one kept, and with all kept; and page 1 of each order, with all
+// kept. The extra indexes are built by Reindex after fill, so that every
+// vote moves an entry in each.
+func BenchmarkOrders(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		ids := fill(b, e, 1000, 500)
+		all, err := storeOn(e.pool, e, voting.WithOrders(voting.Orders()...), voting.WithGroupCacheTTL(time.Hour))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := all.Reindex(ctx); err != nil {
+			b.Fatal(err)
+		}
+		var users atomic.Int64
+		user := func() string { return "o" + strconv.FormatInt(users.Add(1), 10) }
+		kept := map[string][]voting.Order{"none": nil, "all": voting.Orders()}
+		names := []string{"none"}
+		for _, o := range voting.Orders()[2:] {
+			kept[o.String()] = []voting.Order{o}
+			names = append(names, o.String())
+		}
+		names = append(names, "all")
+		for _, name := range names {
+			b.Run("Vote/"+name, func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithOrders(kept[name]...))
+				measure(b, trips, func(i int) error { return s.Vote(ctx, user(), ids[(i+1000)%1000], voting.Up) })
+			})
+		}
+		for _, order := range voting.Orders() {
+			b.Run("GetArticles/"+order.String(), func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithOrders(voting.Orders()...))
+				measure(b, trips, func(int) error { return full(s.GetArticles(ctx, 1, order)) })
+			})
+		}
+		for _, order := range voting.Orders() {
+			b.Run("GetGroupArticles/warm/"+order.String(), func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithOrders(voting.Orders()...), voting.WithGroupCacheTTL(time.Hour))
+				measure(b, trips, func(int) error { return full(s.GetGroupArticles(ctx, "big", 1, order)) })
+			})
+		}
+	})
+}
+
+// BenchmarkReindex: Reindex with every order kept, over articles written
+// in the book's layout: 10^6 on a real server, 10^4 on miniredis, 10^3
+// with -short. Each op is a whole Reindex; longest-step-ms is the longest
+// time between two of its progress reports, one step's round trip
+// included, the most it holds Redis at once.
+func BenchmarkReindex(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		n := 1_000_000
+		switch {
+		case testing.Short():
+			n = 1_000
+		case !e.real():
+			n = 10_000
+		}
+		fill(b, e, n, 0)
+		s, err := storeOn(e.pool, e, voting.WithOrders(voting.Orders()...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("articles=%d", n), func(b *testing.B) {
+			var longest time.Duration
+			var steps int
+			b.ResetTimer()
+			for range b.N {
+				last := time.Now()
+				done, err := s.ReindexWithProgress(ctx, func(voting.ReindexProgress) {
+					now := time.Now()
+					longest = max(longest, now.Sub(last))
+					last = now
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if done.Articles != n {
+					b.Fatalf("Reindex indexed %d articles of %d", done.Articles, n)
+				}
+				steps = done.Steps
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(longest)/float64(time.Millisecond), "longest-step-ms")
+			b.ReportMetric(float64(steps), "steps/op")
+		})
+	})
+}

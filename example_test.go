@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/url"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/articlevote/voting"
 	"github.com/gomodule/redigo/redis"
+	"github.com/mna/redisc"
 )
 
 // exampleRedis starts an embedded Redis for the examples; a service would
@@ -22,14 +24,15 @@ func exampleRedis() (addr string, stop func()) {
 	return mr.Addr(), mr.Close
 }
 
-// exampleStore opens a Store with the book's numbers on an embedded Redis,
+// exampleStore opens a Store with the book's numbers (and opts) on an
+// embedded Redis,
 // with a clock that stands still at 2026-11-22 12:00 UTC until advance moves
 // it, so that the examples print the same scores every time.
-func exampleStore() (store *voting.Store, advance func(time.Duration), stop func()) {
+func exampleStore(opts ...voting.Option) (store *voting.Store, advance func(time.Duration), stop func()) {
 	addr, stopRedis := exampleRedis()
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	store, err := voting.New(pool, voting.WithClock(func() time.Time { return now }))
+	store, err := voting.New(pool, append([]voting.Option{voting.WithClock(func() time.Time { return now })}, opts...)...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -151,7 +154,7 @@ func ExampleStore_GetArticles() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(order)
+		fmt.Println("by", order)
 		for _, a := range page {
 			fmt.Printf("  %s %-16s score %.0f, %d votes\n", a.ID, a.Title, a.Score, a.Votes)
 		}
@@ -255,4 +258,144 @@ func ExampleStore_GetGroupArticles() {
 	// funny: "Dogs on skates"
 	// programming: "Go generics"
 	// true
+}
+
+// Keep the top of the week beside the book's orders, and list it as a web
+// handler would for ?order=top-week: the articles posted in the last 7
+// days, most net votes first. Older articles stay in the all-time top.
+func ExampleWithOrders() {
+	store, advance, stop := exampleStore(voting.WithOrders(voting.TopWeek, voting.ByVotes))
+	defer stop()
+	ctx := context.Background()
+
+	post := func(title string, ups, downs int) {
+		id, err := store.PostArticle(ctx, "alice", title, "https://example.com/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		for i := 0; i < ups+downs; i++ {
+			dir := voting.Up
+			if i >= ups {
+				dir = voting.Down
+			}
+			if err := store.Vote(ctx, fmt.Sprintf("user%d", i), id, dir); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	post("Last month's classic", 9, 0)
+	advance(20 * 24 * time.Hour)
+	post("This week's debate", 3, 2)
+	advance(3 * 24 * time.Hour)
+	post("Today's news", 2, 0)
+
+	for _, name := range []string{"top-week", "top"} {
+		order, err := voting.ParseOrder(name) // from the request's query
+		if err != nil {
+			log.Fatal(err)
+		}
+		page, err := store.GetArticles(ctx, 1, order)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(order)
+		for _, a := range page {
+			fmt.Printf("  %-20s %+d\n", a.Title, a.Votes-a.Downvotes)
+		}
+	}
+	// Output:
+	// top-week
+	//   Today's news         +3
+	//   This week's debate   +2
+	// votes
+	//   Last month's classic +10
+	//   Today's news         +3
+	//   This week's debate   +2
+}
+
+// Turn an order on for a site that already has articles: the Store keeps
+// the new indexes from its first post or vote, and Reindex builds them for
+// the articles before it, in bounded steps, while the site runs.
+func ExampleStore_Reindex() {
+	addr, stop := exampleRedis()
+	defer stop()
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+	defer pool.Close()
+	ctx := context.Background()
+	old, err := voting.New(pool) // the book's orders alone
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, title := range []string{"First", "Second", "Third"} {
+		if _, err := old.PostArticle(ctx, "alice", title, "https://example.com/"); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	store, err := voting.New(pool, voting.WithOrders(voting.ByVotes, voting.TopWeek))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := store.Reindex(ctx); err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.GetArticles(ctx, 1, voting.TopWeek)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(page), "articles in the top of the week")
+	// Output:
+	// 3 articles in the top of the week
+}
+
+// A web handler takes the order from the query string by its name.
+func ExampleParseOrder() {
+	store, _, stop := exampleStore(voting.WithOrders(voting.TopWeek))
+	defer stop()
+	ctx := context.Background()
+	if _, err := store.PostArticle(ctx, "alice", "Hello", "https://example.com/"); err != nil {
+		log.Fatal(err)
+	}
+	query := url.Values{"order": {"top-week"}} // r.URL.Query() in a handler
+
+	order, err := voting.ParseOrder(query.Get("order"))
+	if err != nil {
+		log.Fatal(err) // a handler answers 400: errors.Is(err, voting.ErrInvalid)
+	}
+	page, err := store.GetArticles(ctx, 1, order)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(order, len(page))
+	_, err = voting.ParseOrder("best")
+	fmt.Println(errors.Is(err, voting.ErrInvalid))
+	// Output:
+	// top-week 1
+	// true
+}
+
+// Two namespaces on a Redis Cluster, each in a slot of its own through its
+// prefix's hash tag. (Compiled, not run: it needs a cluster.)
+func Example_redisCluster() {
+	cluster := &redisc.Cluster{
+		StartupNodes: []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
+		CreatePool: func(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
+			return &redis.Pool{MaxIdle: 16, Dial: func() (redis.Conn, error) {
+				return redis.Dial("tcp", addr, opts...)
+			}}, nil
+		},
+	}
+	defer cluster.Close()
+	if err := cluster.Refresh(); err != nil {
+		log.Fatal(err)
+	}
+	news, err := voting.New(cluster, voting.WithPrefix("{news}:"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cats, err := voting.New(cluster, voting.WithPrefix("{cats}:")) // likely another node
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(news.PageSize(), cats.PageSize())
 }

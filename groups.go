@@ -70,8 +70,8 @@ func (s *Store) groupKeys(articleID string, groups []string) ([]string, error) {
 	return keys, nil
 }
 
-// GetGroupArticles returns a page of a group's articles, highest score or
-// newest first. As in the book, the group's listing is the intersection of
+// GetGroupArticles returns a page of a group's articles in the given order,
+// one the Store keeps, as GetArticles does. As in the book, the group's listing is the intersection of
 // the group with the score or time index, cached for the group cache TTL
 // (WithGroupCacheTTL): articles posted, voted on or regrouped within that
 // time may be listed in their old places, though each article returned is
@@ -82,7 +82,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err := checkGroup(group); err != nil {
 		return nil, err
 	}
-	start, stop, past, err := s.pageRange(page, order)
+	spec, start, stop, past, err := s.pageRange(page, order)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +94,15 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	err = s.session(ctx, func(c redis.Conn) error {
 		// The cache's scores may be as old as the cache; fetch reads
 		// each article's score afresh.
-		page, err := redis.Values(run(ctx, c, groupPageScript,
-			[]string{k.groupCache(group, order), k.groupSet(group), k.index(order)},
-			s.groupTTL.Milliseconds(), start, stop))
+		page, err := s.trimming(ctx, c, groupPageScript,
+			[]string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash()},
+			func(cut string) []any {
+				field := ""
+				if spec.window > 0 {
+					field = spec.name
+				}
+				return []any{s.groupTTL.Milliseconds(), start, stop, field, cut, s.trimBatch}
+			}, spec)
 		if err != nil {
 			return err
 		}
@@ -104,7 +110,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("voting: list group %s %v: %w", group, order, err)
+		return nil, fmt.Errorf("voting: list group %s by %v: %w", group, order, err)
 	}
 	return articles, nil
 }

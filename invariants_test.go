@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -26,7 +27,12 @@ import (
 //     group listing (score:<name>, time:<name>) has its hash;
 //   - every voter set has a time to live and belongs to an article;
 //   - the id counter is at least every article's id, so that the next post
-//     takes a free id.
+//     takes a free id;
+//   - for each order the Store keeps beyond the book's two, every article
+//     has its entry, equal to what its counters say (net votes, or Reddit's
+//     controversy); a top-of-window index holds every article posted after
+//     both its mark in trimmed: and the window's start, and none posted at
+//     or before its mark.
 func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	e.t.Helper()
 	all := e.keys() // before c is taken: a test's pool may hold one connection
@@ -40,6 +46,11 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		e.t.Fatalf("ZRANGE time: %v", err)
 	}
 	now := e.clock.Now()
+	type counts struct {
+		posted   float64
+		up, down int64
+	}
+	articles := map[string]counts{}
 	for member, indexTime := range times {
 		id, ok := strings.CutPrefix(member, e.key("article:"))
 		if !ok {
@@ -92,6 +103,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			fail("article %s: counters %q/%q do not parse", id, h["votes"], h["downvotes"])
 			continue
 		}
+		articles[member] = counts{posted, votes, downvotes}
 		if want := posted + weight*float64(votes-downvotes); math.Abs(score-want) > 1e-3 {
 			fail("article %s: score %v, want time %v + %v x (%d - %d) = %v", id, score, posted, weight, votes, downvotes, want)
 		}
@@ -111,6 +123,48 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 
+	for _, order := range e.store.Orders() {
+		if order == voting.ByScore || order == voting.ByTime {
+			continue
+		}
+		index := e.key(order.String() + ":")
+		entries, err := redis.StringMap(c.Do("ZRANGE", index, 0, -1, "WITHSCORES"))
+		if err != nil {
+			e.t.Fatalf("ZRANGE %s: %v", index, err)
+		}
+		window, isWindow := windows[order]
+		after := math.Inf(-1)
+		mark, err := redis.String(c.Do("HGET", e.key("trimmed:"), order.String()))
+		if isWindow && err == nil {
+			after, _ = strconv.ParseFloat(mark, 64)
+		}
+		start := float64(now.Add(-window).UnixMicro()) / 1e6
+		for member, a := range articles {
+			value, in := entries[member]
+			if !in {
+				if !isWindow || a.posted > after && a.posted > start {
+					fail("%s lacks %s", index, member)
+				}
+				continue
+			}
+			if isWindow && a.posted <= after {
+				fail("%s holds %s, posted at %v, at or before its mark %v", index, member, a.posted, after)
+			}
+			want := float64(a.up - a.down)
+			if order == voting.ByControversy {
+				want = controversy(a.up, a.down)
+			}
+			if got, _ := strconv.ParseFloat(value, 64); !nearly(got, want) {
+				fail("%s gives %s %v, its counters %d up, %d down say %v", index, member, got, a.up, a.down, want)
+			}
+		}
+		for member := range entries {
+			if _, ok := articles[member]; !ok {
+				fail("%s holds %s, which is no article of time:", index, member)
+			}
+		}
+	}
+
 	counter, err := redis.String(c.Do("GET", e.key("article:")))
 	if err != nil && err != redis.ErrNil {
 		e.t.Fatalf("GET the counter: %v", err)
@@ -120,9 +174,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	for _, k := range all {
 		name := strings.TrimPrefix(k, e.prefix)
 		switch {
-		case strings.HasPrefix(name, "group:"),
-			strings.HasPrefix(name, "score:") && name != "score:",
-			strings.HasPrefix(name, "time:") && name != "time:":
+		case strings.HasPrefix(name, "group:"), cachedGroup(name):
 			indexes = append(indexes, k)
 		case strings.HasPrefix(name, "voted:"), strings.HasPrefix(name, "downvoted:"):
 			_, id, _ := strings.Cut(name, ":")
@@ -161,6 +213,17 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 	return broken
+}
+
+// cachedGroup reports whether name, a key without its prefix, is a cached
+// group listing of some order: score:<group>, top-week:<group> and so on.
+func cachedGroup(name string) bool {
+	for _, o := range voting.Orders() {
+		if index := o.String() + ":"; strings.HasPrefix(name, index) && name != index {
+			return true
+		}
+	}
+	return false
 }
 
 // checkInvariants fails the test for each broken invariant.

@@ -14,6 +14,17 @@ package voting
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL
 //
+// With WithOrders, one more index per kept order (orders.go has the table),
+// each with members article:<id>:
+//
+//	votes:                zset    score = up - down (ByVotes)
+//	controversy:          zset    score = Reddit's controversy of up and down (ByControversy)
+//	top-day:              zset    score = up - down, articles posted in the last day (TopDay)
+//	top-week:, top-month:, top-year:  the same for 7, 30 and 365 days
+//	trimmed:              hash    per top-of-window index (field "top-day", ...), the
+//	                              posting time up to which it has been trimmed
+//	<index><name>         zset    cached group listing of that order, as score:<name>
+//
 // The downvoted set and the downvotes field are this package's additions; the
 // book's code never reads them, and a hash without downvotes has none. Once
 // a voter set has expired (its counter is above zero and the set is gone),
@@ -27,7 +38,8 @@ type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group string
+	article, score, time, voted, downvoted, group, trimmed string
+	indexes                                                [len(orders)]string
 }
 
 const (
@@ -37,18 +49,23 @@ const (
 	votedPart     = "voted:"
 	downvotedPart = "downvoted:"
 	groupPart     = "group:"
+	trimmedPart   = "trimmed:"
 )
 
 func newKeys(prefix string) keys {
-	return keys{
+	k := keys{
 		prefix:    prefix,
 		article:   prefix + articlePart,
-		score:     prefix + scorePart,
-		time:      prefix + timePart,
 		voted:     prefix + votedPart,
 		downvoted: prefix + downvotedPart,
 		group:     prefix + groupPart,
+		trimmed:   prefix + trimmedPart,
 	}
+	for i, spec := range orders {
+		k.indexes[i] = prefix + spec.key
+	}
+	k.score, k.time = k.indexes[ByScore], k.indexes[ByTime]
+	return k
 }
 
 // counter is the string INCR'd for new article ids.
@@ -70,17 +87,15 @@ func (k keys) scoreIndex() string { return k.score }
 func (k keys) timeIndex() string  { return k.time }
 
 // index is the zset that lists articles in the given order.
-func (k keys) index(o Order) string {
-	if o == ByTime {
-		return k.time
-	}
-	return k.score
-}
+func (k keys) index(o Order) string { return k.indexes[o] }
+
+// trimmedHash is the hash of the top-of-window indexes' marks.
+func (k keys) trimmedHash() string { return k.trimmed }
 
 func (k keys) votedSet(id string) string     { return k.voted + id }
 func (k keys) downvotedSet(id string) string { return k.downvoted + id }
 func (k keys) groupSet(name string) string   { return k.group + name }
 
 // groupCache is the book's cached intersection of a group with an index:
-// score:<name> or time:<name>.
+// score:<name>, time:<name>, top-week:<name> and so on.
 func (k keys) groupCache(name string, o Order) string { return k.index(o) + name }

@@ -54,6 +54,7 @@ const (
 	replyTaken     = "taken"   // detail: the key of the new id that exists
 	replyFull      = "full"    // the counter is at the largest id
 	replyCorrupt   = "corrupt" // detail: what is wrong, naming the key
+	replyMore      = "more"    // a listing trimmed a window and has more to trim
 )
 
 // scriptError is the error for a script's reply that the caller does not
@@ -124,20 +125,133 @@ end
 local function finite(x)
 	return x ~= nil and x == x and x > -math.huge and x < math.huge
 end
+
+-- number writes x so that Redis reads back the same double.
+local function number(x)
+	return string.format('%.17g', x)
+end
+
+-- controversy is Reddit's, of u up-votes and d down-votes: (u + d) raised
+-- to min(u, d) / max(u, d), and 0 when either is 0.
+local function controversy(u, d)
+	if u <= 0 or d <= 0 then
+		return 0
+	end
+	return (u + d) ^ (math.min(u, d) / math.max(u, d))
+end
+
+-- checkIndexes checks that KEYS[first] to KEYS[last] are sorted sets or
+-- missing; it gives the reply to return if not.
+local function checkIndexes(first, last)
+	for i = first, last do
+		local _, bad = try('ZSCORE', KEYS[i], '')
+		if bad then
+			return bad
+		end
+	end
+end
+
+-- mark reads where a top-of-window index was last trimmed up to: every
+-- member of it was posted after that time. It gives the mark as a string,
+-- or nil if there is none, and a reply to return if the field is unsound.
+local function mark(trimmed, field)
+	local m, bad = try('HGET', trimmed, field)
+	if bad then
+		return nil, bad
+	end
+	if m and not finite(tonumber(m)) then
+		return nil, 'corrupt ' .. trimmed .. ' field ' .. field .. ' ' .. string.format('%q', m) .. ' is not Unix seconds'
+	end
+	return m
+end
+
+-- agedOut reads which members of a top-of-window index have aged out by
+-- cut, a posting time: those posted after its mark and at or before cut,
+-- found by walking the time index from the mark. It takes at most batch of
+-- them, and then all those posted at the same time as the last, so that the
+-- walk always moves on. It gives the members, the new mark (nil if the mark
+-- stays: a mark is written only when it saves a later walk, so that most
+-- reads write nothing), whether more remain to walk, and a reply to return
+-- if a key is unsound. With no mark and an empty index there is nothing to
+-- walk: the mark becomes cut.
+local function agedOut(window, byTime, trimmed, field, cut, batch)
+	local from, bad = mark(trimmed, field)
+	if bad then
+		return nil, nil, false, bad
+	end
+	local size
+	size, bad = try('ZCARD', window)
+	if bad then
+		return nil, nil, false, bad
+	end
+	if size == 0 then
+		-- Nothing to take out; a first mark spares later walks the past.
+		if from then
+			return {}, nil, false
+		end
+		return {}, cut, false
+	end
+	if from and tonumber(from) >= tonumber(cut) then
+		return {}, nil, false
+	end
+	local old
+	old, bad = try('ZRANGEBYSCORE', byTime, from and ('(' .. from) or '-inf', cut, 'WITHSCORES', 'LIMIT', 0, batch)
+	if bad then
+		return nil, nil, false, bad
+	end
+	local members = {}
+	for i = 1, #old, 2 do
+		members[#members + 1] = old[i]
+	end
+	if #members == 0 and from then
+		return members, nil, false -- the mark may lag: the walk past it finds only aged-out members
+	end
+	if #members < batch then
+		return members, cut, false
+	end
+	local last = old[#old]
+	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last)) do
+		members[#members + 1] = m
+	end
+	return members, last, true
+end
+
+-- trim takes aged-out members out of a top-of-window index and moves its
+-- mark, as agedOut found them.
+local function trim(window, trimmed, field, members, to)
+	for i = 1, #members, 1000 do
+		redis.call('ZREM', window, unpack(members, i, math.min(i + 999, #members)))
+	end
+	if to then
+		redis.call('HSET', trimmed, field, to)
+	end
+end
 `)
 
-// postScript posts an article: a new id, the hash, the poster's up-vote, both
-// index entries and the group memberships.
+// postScript posts an article: a new id, the hash, the poster's up-vote, an
+// entry in each kept index and the group memberships.
 //
 // The id is the counter plus one, worked out on the counter's digits so that
 // it is exact to the last of its 19; INCR then stores it. The new article's
 // own keys are made from prefixes, not passed in KEYS: their names depend on
 // the id, and with the namespace's prefix they share its Redis Cluster slot.
+//
+// A top-of-window index takes the article unless a listing has already
+// trimmed it past the posting time (a listing by a Store whose clock is
+// ahead); the first post into an index with no mark gives it one.
 var postScript = newScript(`
-local counter, byScore, byTime = KEYS[1], KEYS[2], KEYS[3] -- then the groups' sets
+local counter, byScore, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Then the kept indexes beyond the book's two, then the groups' sets.
 local articlePrefix, votedPrefix, downvotedPrefix = ARGV[1], ARGV[2], ARGV[3]
 local title, link, poster = ARGV[4], ARGV[5], ARGV[6]
 local posted, score, cutoffMillis = ARGV[7], ARGV[8], ARGV[9]
+local extras = tonumber(ARGV[10])
+-- Then for each kept index: what it holds, its field in trimmed ('' for
+-- none) and the posting time that leaves its window now.
+local function extra(i)
+	return KEYS[4 + i], ARGV[8 + 3 * i], ARGV[9 + 3 * i], ARGV[10 + 3 * i]
+end
+local firstGroup = 5 + extras
 
 local last, bad = try('GET', counter)
 if bad then
@@ -169,16 +283,33 @@ if redis.call('EXISTS', article, voted, downvoted) > 0 then
 		end
 	end
 end
-local _
-for _, key in ipairs({byScore, byTime}) do
-	_, bad = try('ZSCORE', key, article)
-	if bad then
-		return bad
-	end
-end
-bad = checkSets(4, article)
+bad = checkIndexes(2, 3) or checkIndexes(5, firstGroup - 1) or checkSets(firstGroup, article)
 if bad then
 	return bad
+end
+-- The value of the article in each kept index; nil leaves it out.
+local values, marks = {}, {}
+for i = 1, extras do
+	local key, holds, field, cut = extra(i)
+	if holds == 'controversy' then
+		values[i] = 0
+	else
+		values[i] = 1
+	end
+	if field ~= '' then
+		local m
+		m, bad = mark(trimmed, field)
+		if bad then
+			return bad
+		end
+		if not m then
+			if redis.call('ZCARD', key) == 0 then
+				marks[field] = cut
+			end
+		elseif tonumber(posted) <= tonumber(m) then
+			values[i] = nil
+		end
+	end
 end
 
 redis.call('INCR', counter)
@@ -187,7 +318,15 @@ redis.call('SADD', voted, poster)
 redis.call('PEXPIRE', voted, cutoffMillis)
 redis.call('ZADD', byScore, score, article)
 redis.call('ZADD', byTime, posted, article)
-for i = 4, #KEYS do
+for i = 1, extras do
+	if values[i] then
+		redis.call('ZADD', (extra(i)), values[i], article)
+	end
+end
+for field, cut in pairs(marks) do
+	redis.call('HSET', trimmed, field, cut)
+end
+for i = firstGroup, #KEYS do
 	redis.call('SADD', KEYS[i], article)
 end
 return 'ok ' .. id
@@ -208,12 +347,18 @@ return 'ok ' .. id
 // precision is lost.
 var voteScript = newScript(`
 local hash, byScore, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Then the kept indexes beyond the book's two.
 local member, user, dir = ARGV[1], ARGV[2], ARGV[3]
 local now, cutoff = tonumber(ARGV[4]), tonumber(ARGV[5])
 -- ARGV[6] to ARGV[10]: the score change for a net change of -2 to 2.
 local function scoreChange(net)
 	return ARGV[8 + net]
 end
+-- Then what each kept index holds: 'net' or 'controversy'.
+local function extra(i)
+	return KEYS[4 + i], ARGV[10 + i]
+end
+local extras = #KEYS - 4
 
 local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
 if bad then
@@ -282,6 +427,10 @@ if not finite(score + tonumber(change)) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
 end
 local ttl = string.format('%d', math.ceil((closes - now) * 1000))
+bad = checkIndexes(5, #KEYS)
+if bad then
+	return bad
+end
 
 if up > 0 then
 	redis.call('SADD', voted, user)
@@ -301,6 +450,17 @@ if up ~= 0 then
 end
 if down ~= 0 then
 	redis.call('HINCRBY', hash, 'downvotes', down)
+end
+-- A kept index moves only an entry it has: an article posted before the
+-- index was kept waits for Reindex, and one a top-of-window index has
+-- trimmed stays out.
+for i = 1, extras do
+	local key, holds = extra(i)
+	if holds == 'controversy' then
+		redis.call('ZADD', key, 'XX', number(controversy(ups + up, downs + down)), member)
+	elseif up ~= down then
+		redis.call('ZADD', key, 'XX', 'INCR', up - down, member)
+	end
 end
 return 'ok'
 `)
@@ -358,12 +518,27 @@ return 'ok'
 // empty intersection is not kept (Redis deletes it, miniredis would not),
 // and with no TTL the intersection is dropped once read. ZINTERSTORE checks
 // its sources' types before it writes.
+//
+// For a top-of-window order, the index is trimmed to the window before it
+// is intersected; if more is left to trim than one step takes, the script
+// answers 'more' having built nothing, and the caller runs it again.
 var groupPageScript = newScript(`
-local cache, group, index = KEYS[1], KEYS[2], KEYS[3]
+local cache, group, index, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ttlMillis, start, stop = ARGV[1], ARGV[2], ARGV[3]
+local field, cut, batch = ARGV[4], ARGV[5], tonumber(ARGV[6]) -- field '' for no window
 local ttl = tonumber(ttlMillis)
 
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then
+	if field ~= '' then
+		local members, to, more, bad = agedOut(index, byTime, trimmed, field, cut, batch)
+		if bad then
+			return bad
+		end
+		trim(index, trimmed, field, members, to)
+		if more then
+			return 'more'
+		end
+	end
 	if redis.call('ZINTERSTORE', cache, 2, group, index, 'WEIGHTS', 0, 1) == 0 then
 		redis.call('DEL', cache)
 		return {}
@@ -377,4 +552,110 @@ if ttl == 0 then
 	redis.call('DEL', cache)
 end
 return page
+`)
+
+// windowPageScript returns one page of a top-of-window listing, trimming
+// from the index first the articles that have aged out of the window: the
+// page then holds exactly the articles posted after cut. If more is left to
+// trim than one step takes, so that no step holds Redis for long, it
+// answers 'more' and the caller runs it again.
+var windowPageScript = newScript(`
+local window, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3]
+local field, cut, batch, start, stop = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+
+local members, to, more, bad = agedOut(window, byTime, trimmed, field, cut, batch)
+if bad then
+	return bad
+end
+trim(window, trimmed, field, members, to)
+if more then
+	return 'more'
+end
+return redis.call('ZREVRANGE', window, start, stop)
+`)
+
+// reindexScript is one step of Reindex: it walks the time index from a
+// posting time, at most batch articles (and all posted at the same time as
+// the last), and sets each walked article's entry in each kept index from
+// its counters. Setting, not adding, makes a step safe to run again and
+// alongside votes: a vote moves an entry only once it is there. Articles
+// whose hash is gone or does not parse are skipped and counted. It answers
+// the articles indexed, those skipped, and the posting time to walk on from
+// (” once the walk is done).
+var reindexScript = newScript(`
+local byTime, trimmed = KEYS[1], KEYS[2] -- then the kept indexes beyond the book's two
+local from, batch = ARGV[1], tonumber(ARGV[2])
+-- Then for each kept index: what it holds, its field in trimmed ('' for
+-- none) and the posting time that leaves its window now.
+local function extra(i)
+	return KEYS[2 + i], ARGV[3 * i], ARGV[1 + 3 * i], ARGV[2 + 3 * i]
+end
+local extras = #KEYS - 2
+
+local bad = checkIndexes(1, 1) or checkIndexes(3, #KEYS)
+if bad then
+	return bad
+end
+-- A window takes an article posted after both its mark and its cut.
+local after = {}
+for i = 1, extras do
+	local _, _, field, cut = extra(i)
+	if field ~= '' then
+		local m
+		m, bad = mark(trimmed, field)
+		if bad then
+			return bad
+		end
+		after[i] = math.max(tonumber(m or cut), tonumber(cut))
+	end
+end
+if batch == 0 then
+	return {'0', '0', ''} -- a check of the keys alone
+end
+local walked = redis.call('ZRANGEBYSCORE', byTime, from, '+inf', 'WITHSCORES', 'LIMIT', 0, batch)
+local nextFrom = ''
+if #walked == 2 * batch then
+	local last = walked[#walked]
+	while #walked > 0 and walked[#walked] == last do
+		walked[#walked], walked[#walked - 1] = nil, nil
+	end
+	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last, 'WITHSCORES')) do
+		walked[#walked + 1] = m
+	end
+	nextFrom = '(' .. last
+end
+local articles, skipped = {}, 0
+for i = 1, #walked, 2 do
+	local member, posted = walked[i], tonumber(walked[i + 1])
+	local fields = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes')
+	local ups, downs
+	if type(fields) == 'table' and not fields.err and seconds(fields[1]) then
+		ups, downs = count(fields[2]), count(fields[3])
+	end
+	if ups and downs then
+		articles[#articles + 1] = {member, posted, ups, downs}
+	else
+		skipped = skipped + 1
+	end
+end
+
+for i = 1, extras do
+	local key, holds = extra(i)
+	local args = {}
+	for _, a in ipairs(articles) do
+		local member, posted, ups, downs = a[1], a[2], a[3], a[4]
+		if not after[i] or posted > after[i] then
+			local value = ups - downs
+			if holds == 'controversy' then
+				value = controversy(ups, downs)
+			end
+			args[#args + 1] = number(value)
+			args[#args + 1] = member
+		end
+	end
+	for j = 1, #args, 1000 do
+		redis.call('ZADD', key, unpack(args, j, math.min(j + 999, #args)))
+	end
+end
+return {tostring(#articles), tostring(skipped), nextFrom}
 `)

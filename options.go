@@ -45,6 +45,7 @@ type config struct {
 	pageSize int
 	groupTTL time.Duration
 	now      func() time.Time
+	orders   []Order
 }
 
 func defaultConfig() config {
@@ -104,6 +105,18 @@ func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
 }
 
+// WithOrders keeps the indexes for these orders, beyond ByScore and ByTime,
+// which are always kept, so that GetArticles and GetGroupArticles can list
+// by them. Each kept order costs every post and vote one more write, and
+// memory for one more entry per article (see the README). Articles posted
+// before an order was kept (by a Store without it, or by the book's code)
+// join its index when Reindex runs. Every Store of a namespace should keep
+// the same orders. Default: none, so a Store costs what the book's layout
+// costs.
+func WithOrders(orders ...Order) Option {
+	return func(c *config) { c.orders = append(c.orders, orders...) }
+}
+
 func (c config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
@@ -125,6 +138,11 @@ func (c config) validate() error {
 	}
 	if c.now == nil {
 		return fmt.Errorf("%w: clock is nil", ErrInvalid)
+	}
+	for _, o := range c.orders {
+		if _, ok := o.spec(); !ok {
+			return fmt.Errorf("%w: WithOrders: unknown order %d", ErrInvalid, int(o))
+		}
 	}
 	return nil
 }

@@ -128,3 +128,36 @@ func TestReadmeQuickStartIsCompiled(t *testing.T) {
 	t.Fatalf("the README's quick start is not a copy of %s in example_test.go: its line %d, %q, is %q there",
 		quickStartExample, bestLen+1, want[bestLen], got)
 }
+
+// TestReadmeGoBlocksAreCompiled: every ```go block of the README stands,
+// line for line, in example_test.go, which go test compiles and runs.
+func TestReadmeGoBlocksAreCompiled(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := unindent(strings.Split(string(examples), "\n"))
+	rest := string(readme)
+	blocks := 0
+	for {
+		var code string
+		var ok bool
+		if _, rest, ok = strings.Cut(rest, "\n```go\n"); !ok {
+			break
+		}
+		if code, rest, ok = strings.Cut(rest, "\n```"); !ok {
+			t.Fatal("a ```go block of README.md has no end")
+		}
+		blocks++
+		if want := unindent(strings.Split(code, "\n")); consecutive(have, want) < 0 {
+			t.Errorf("README.md's ```go block %d is not in example_test.go:\n%s", blocks, code)
+		}
+	}
+	if blocks < 3 {
+		t.Errorf("README.md has %d ```go blocks; the quick start and the orders' make 3", blocks)
+	}
+}

@@ -189,10 +189,3 @@ func checkGroups(groups []string) error {
 	}
 	return nil
 }
-
-func checkOrder(o Order) error {
-	if o != ByScore && o != ByTime {
-		return invalid("unknown order %d", int(o))
-	}
-	return nil
-}

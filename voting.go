@@ -89,27 +89,6 @@ func (d Direction) String() string {
 	return "Direction(" + strconv.Itoa(int(d)) + ")"
 }
 
-// An Order is the order of a listing.
-type Order int
-
-const (
-	// ByScore lists the highest score first. It is the zero Order.
-	ByScore Order = iota
-	// ByTime lists the newest article first.
-	ByTime
-)
-
-// String returns "by score" or "by time".
-func (o Order) String() string {
-	switch o {
-	case ByScore:
-		return "by score"
-	case ByTime:
-		return "by time"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
-
 // A Store is one namespace of articles in Redis. It holds no state of its own
 // beyond its configuration, so any number of Stores, in any number of
 // processes, may serve the same namespace at once.
@@ -122,6 +101,20 @@ type Store struct {
 	groupTTL time.Duration
 	now      func() time.Time
 	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
+
+	// keeps says which orders the Store keeps an index for; extra are the
+	// kept indexes beyond the book's two, in the order of the table, as
+	// the post and vote scripts take them.
+	keeps [len(orders)]bool
+	extra []keptIndex
+	// voteExtra is what each of extra holds, as the vote script's last
+	// arguments.
+	voteExtra []any
+	// trimBatch is how many aged-out articles a listing takes out of a
+	// top-of-window index in one step.
+	trimBatch int
+	// reindexBatch is how many articles one step of Reindex indexes.
+	reindexBatch int
 
 	// voteArgs are the vote script's last arguments, the same for every
 	// vote: the cutoff in seconds, then the score changes for a net vote
@@ -161,6 +154,13 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		groupTTL: cfg.groupTTL,
 		now:      cfg.now,
 		tagged:   hasHashTag(cfg.prefix),
+
+		trimBatch:    defaultTrimBatch,
+		reindexBatch: defaultReindexBatch,
+	}
+	s.keeps, s.extra = keptOrders(cfg.orders, s.keys)
+	for _, x := range s.extra {
+		s.voteExtra = append(s.voteExtra, string(orders[x.order].holds))
 	}
 	s.voteArgs[0] = formatFloat(s.cutoff.Seconds())
 	for net := -2; net <= 2; net++ {
@@ -215,7 +215,11 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	}
 	k := s.keys
 	member := k.articleHash(articleID)
-	keys := []string{member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)}
+	keys := make([]string, 4, 4+len(s.extra))
+	keys[0], keys[1], keys[2], keys[3] = member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)
+	for _, x := range s.extra {
+		keys = append(keys, x.key)
+	}
 	var reply string
 	err := s.session(ctx, func(c redis.Conn) error {
 		// The clock is read once the connection is had, as close as it can
@@ -225,9 +229,9 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		reply, err = redis.String(run(ctx, c, voteScript, keys,
-			member, user, word, unixSeconds(now), s.voteArgs[0],
-			s.voteArgs[1], s.voteArgs[2], s.voteArgs[3], s.voteArgs[4], s.voteArgs[5]))
+		args := append(make([]any, 0, 10+len(orders)), member, user, word, unixSeconds(now), s.voteArgs[0],
+			s.voteArgs[1], s.voteArgs[2], s.voteArgs[3], s.voteArgs[4], s.voteArgs[5])
+		reply, err = redis.String(run(ctx, c, voteScript, keys, append(args, s.voteExtra...)...))
 		return err
 	})
 	if err != nil {

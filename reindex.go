@@ -1,0 +1,136 @@
+package voting
+
+// This file holds Reindex, which builds the indexes of the orders a Store
+// keeps for articles that were written without them, in bounded steps so
+// that other clients of the same Redis are never held up for long.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// defaultReindexBatch is how many articles one step of Reindex indexes: a
+// step sets one entry per kept index for each, about 2 ms of Redis's time
+// with every order kept.
+const defaultReindexBatch = 200
+
+// ReindexProgress is how far Reindex has come.
+type ReindexProgress struct {
+	// Articles is the number of articles whose entries have been set in
+	// every kept index.
+	Articles int
+	// Skipped is the number of members of the time index passed over: their
+	// hash is gone, or its time or counters do not parse (see ErrCorrupt).
+	Skipped int
+	// Steps is the number of steps run so far, each one script.
+	Steps int
+}
+
+// Reindex builds the indexes of the Store's kept orders (WithOrders) for
+// articles that were posted or voted on before the order was kept: by this
+// library with other options, or by the book's own code. It is
+// ReindexWithProgress with no progress report.
+func (s *Store) Reindex(ctx context.Context) error {
+	_, err := s.ReindexWithProgress(ctx, nil)
+	return err
+}
+
+// ReindexWithProgress is Reindex, calling progress (if not nil) after each
+// step with the counts so far, and returning the final counts.
+//
+// It walks the time index, oldest article first, a few hundred articles a
+// step, and sets each article's entry in each kept index from its counters;
+// a top-of-window index takes only the articles posted within its window,
+// and is first trimmed of those that have aged out. Each step is one atomic
+// script of a few milliseconds at most, so other clients of the same Redis
+// wait no longer than that. Reindex is safe to run while the site takes
+// posts and votes (a step sets what the counters say at that moment; a vote
+// after it moves the entry as usual), and to run again; a call ended by its
+// context or an error can simply be run again. Its first step checks every
+// key it writes, so that a key of the wrong type (ErrCorrupt, naming it)
+// stops it before it writes anything. With no order kept beyond ByScore and
+// ByTime, it has nothing to do.
+func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexProgress)) (ReindexProgress, error) {
+	var done ReindexProgress
+	if len(s.extra) == 0 {
+		return done, nil
+	}
+	step := func() {
+		done.Steps++
+		if progress != nil {
+			progress(done)
+		}
+	}
+	keys := []string{s.keys.timeIndex(), s.keys.trimmedHash()}
+	for _, x := range s.extra {
+		keys = append(keys, x.key)
+	}
+	walk := func(from string, batch int) (articles, skipped int, next string, err error) {
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return 0, 0, "", err
+		}
+		args := []any{from, batch}
+		for _, x := range s.extra {
+			spec := &orders[x.order]
+			field, cut := "", ""
+			if spec.window > 0 {
+				field, cut = spec.name, unixSeconds(now.Add(-spec.window))
+			}
+			args = append(args, string(spec.holds), field, cut)
+		}
+		reply, err := s.script(ctx, reindexScript, keys, args...)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if word, err := redis.String(reply, nil); err == nil {
+			word, detail, _ := strings.Cut(word, " ")
+			return 0, 0, "", scriptError("reindex", word, detail)
+		}
+		values, err := redis.Values(reply, nil)
+		if err == nil {
+			_, err = redis.Scan(values, &articles, &skipped, &next)
+		}
+		if err != nil {
+			return 0, 0, "", fmt.Errorf("unexpected reply %v: %w", reply, err)
+		}
+		return articles, skipped, next, nil
+	}
+	// A first step checks every key the others write, so that a key of
+	// the wrong type stops Reindex before it has written anything.
+	if _, _, _, err := walk("-inf", 0); err != nil {
+		return done, fmt.Errorf("voting: reindex: %w", err)
+	}
+	// Trim each window, so that its mark is where the window starts and
+	// the walk adds only what belongs.
+	for _, x := range s.extra {
+		spec := &orders[x.order]
+		if spec.window == 0 {
+			continue
+		}
+		err := s.session(ctx, func(c redis.Conn) error {
+			_, err := s.trimming(ctx, c, windowPageScript,
+				[]string{x.key, s.keys.timeIndex(), s.keys.trimmedHash()},
+				func(cut string) []any { return []any{spec.name, cut, s.trimBatch, 1, 0} }, spec)
+			return err
+		})
+		if err != nil {
+			return done, fmt.Errorf("voting: reindex: trim %s: %w", spec.name, err)
+		}
+		step()
+	}
+	for from := "-inf"; from != ""; {
+		articles, skipped, next, err := walk(from, s.reindexBatch)
+		if err != nil {
+			return done, fmt.Errorf("voting: reindex: %w", err)
+		}
+		from = next
+		done.Articles += articles
+		done.Skipped += skipped
+		step()
+	}
+	return done, nil
+}
