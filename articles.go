@@ -142,9 +142,7 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 		case withScores:
 			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop, "WITHSCORES"))
 		case spec.window > 0:
-			page, err = s.trimming(ctx, c, windowPageScript,
-				[]string{s.keys.index(order), s.keys.timeIndex(), s.keys.trimmedHash()},
-				func(cut string) []any { return []any{spec.name, cut, s.trimBatch, start, stop} }, spec)
+			page, err = s.windowPage(ctx, c, spec, s.keys.index(order), start, stop)
 		default:
 			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
 		}
@@ -164,21 +162,30 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 // top-of-window index at most: about a millisecond of Redis's time.
 const defaultTrimBatch = 500
 
-// trimming runs a listing script that may trim a top-of-window index first,
-// again while it answers that more is left to trim, and returns the page of
-// ids it gives. args gives the script's arguments for a cut: the posting
-// time that leaves spec's window now, by the Store's clock ("" for an order
-// with no window).
+// windowCut is the posting time that leaves spec's window now, by the
+// Store's clock: an article posted at or before it is out of the window.
+// It is "" for an order with no window.
+func (s *Store) windowCut(spec *orderSpec) (string, error) {
+	if spec.window == 0 {
+		return "", nil
+	}
+	now := s.now()
+	if err := checkClock(now); err != nil {
+		return "", err
+	}
+	return unixSeconds(now.Add(-spec.window)), nil
+}
+
+// trimming runs a script that trims a top-of-window index first (or, for
+// an order with no window, does not), again while it answers that more is
+// left to trim, and returns the page of ids it gives, or nil for a script
+// that answers ok. args gives the script's arguments for the window's cut.
 func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []string,
 	args func(cut string) []any, spec *orderSpec) ([]any, error) {
 	for {
-		cut := ""
-		if spec.window > 0 {
-			now := s.now()
-			if err := checkClock(now); err != nil {
-				return nil, err
-			}
-			cut = unixSeconds(now.Add(-spec.window))
+		cut, err := s.windowCut(spec)
+		if err != nil {
+			return nil, err
 		}
 		reply, err := run(ctx, c, sc, keys, args(cut)...)
 		if err != nil {
@@ -191,12 +198,65 @@ func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []s
 		if err != nil {
 			return nil, err
 		}
-		if word != replyMore {
+		switch word {
+		case replyOK:
+			return nil, nil
+		case replyMore:
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		default:
 			word, detail, _ := strings.Cut(word, " ")
 			return nil, scriptError("list by "+spec.name, word, detail)
 		}
-		if err := ctx.Err(); err != nil {
+	}
+}
+
+// windowPage reads a page of a top-of-window index, trimmed to the window
+// first: the trim script and the page's ZREVRANGE go in one round trip, and
+// Redis runs the one right after the other, so that no reply of the page
+// passes through Lua.
+func (s *Store) windowPage(ctx context.Context, c redis.Conn, spec *orderSpec, index string, start, stop int64) ([]any, error) {
+	keys := []string{index, s.keys.timeIndex(), s.keys.trimmedHash()}
+	for {
+		cut, err := s.windowCut(spec)
+		if err != nil {
 			return nil, err
+		}
+		replies, err := pipeline(ctx, c, []command{
+			{"EVALSHA", evalArgs(windowTrimScript, keys, spec.name, cut, s.trimBatch)},
+			{"ZREVRANGE", []any{index, start, stop}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if noScript(replies[0]) {
+			// Redis does not have the script yet: run it once on its own,
+			// which sends its source, then read the page again.
+			if _, err := s.trimming(ctx, c, windowTrimScript, keys,
+				func(cut string) []any { return []any{spec.name, cut, s.trimBatch} }, spec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		word, err := redis.String(replies[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		switch word {
+		case replyOK:
+			page, err := redis.Values(replies[1], nil)
+			if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
+				return nil, fmt.Errorf("%w: %s is of the wrong type for ZREVRANGE", ErrCorrupt, index)
+			}
+			return page, err
+		case replyMore:
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		default:
+			word, detail, _ := strings.Cut(word, " ")
+			return nil, scriptError("list by "+spec.name, word, detail)
 		}
 	}
 }

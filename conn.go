@@ -3,13 +3,12 @@ package voting
 // This file holds the round trips: how a Store takes a connection, runs a
 // script and sends a pipeline while honouring a context over any redis.Conn.
 //
-// A context with a deadline bounds each read through the connection's own
-// timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster clients'
-// connections have): no goroutine is started. A context that can be
-// cancelled but has no deadline bounds the wait for the first reply of each
-// round trip through redis.ConnWithContext, which redigo serves with a
-// goroutine: one per round trip, not one per command, since the rest of a
-// round trip's replies follow the first. redigo offers no safe way to break
+// A context with a deadline bounds each round trip through the connection's
+// own read timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster
+// clients' connections have), set once for all of a pipeline's replies: no
+// goroutine is started. A context that can be cancelled but has no deadline
+// bounds each round trip through redis.ConnWithContext, which redigo serves
+// with a goroutine: one per round trip, not one per command. redigo offers no safe way to break
 // a pooled connection from another goroutine, so one watcher per operation
 // (context.AfterFunc) cannot do it. On any connection the context is checked
 // before each round trip.
@@ -154,6 +153,23 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return roundTrip(ctx, c, cmd, args...)
+}
+
+// roundTrip sends cmd (with any commands sent before it) and reads its
+// reply, honouring ctx as far as c allows: a deadline through c's read
+// timeout, a cancellation through redigo's context read, which watches it
+// with one goroutine. With cmd "" it flushes the commands sent before and
+// reads all their replies, under one read deadline, as one []any.
+//
+// It does not give up on a context that has ended before it starts: a reply
+// it did not read would stay on the connection, and a pooled connection's
+// Close waits for every such reply with no time limit. Instead a connection
+// with a context gives up by breaking itself (redigo closes it, and the
+// pool then drops it), one with a timeout times out at once and breaks
+// itself likewise, and a plain one reads the replies, bounded only by its
+// own read timeout.
+func roundTrip(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, err error) {
 	defer func() { err = contextError(ctx, err) }()
 	if d, ok := timeLeft(ctx); ok {
 		if cc, ok := c.(redis.ConnWithTimeout); ok {
@@ -166,31 +182,6 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 		}
 	}
 	return c.Do(cmd, args...)
-}
-
-// receive reads one pipelined reply, honouring ctx as far as c allows; first
-// says whether it is the round trip's first reply.
-//
-// It does not give up on a context that has ended before it starts: a reply
-// it did not read would stay on the connection, and a pooled connection's
-// Close waits for every such reply with no time limit. Instead a connection
-// with a context gives up by breaking itself (redigo closes it, and the pool
-// then drops it), one with a timeout times out at once and breaks itself
-// likewise, and a plain one reads the reply, bounded only by its own read
-// timeout.
-func receive(ctx context.Context, c redis.Conn, first bool) (reply any, err error) {
-	defer func() { err = contextError(ctx, err) }()
-	if d, ok := timeLeft(ctx); ok {
-		if cc, ok := c.(redis.ConnWithTimeout); ok {
-			return cc.ReceiveWithTimeout(d)
-		}
-	}
-	if first && ctx.Done() != nil {
-		if cc, ok := c.(redis.ConnWithContext); ok {
-			return cc.ReceiveContext(ctx)
-		}
-	}
-	return c.Receive()
 }
 
 // timeLeft is the time to ctx's deadline, if it has one. It is at least a
@@ -239,29 +230,22 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 			return nil, err
 		}
 	}
-	if err := c.Flush(); err != nil {
+	// From here every reply is read, or the connection is broken (see
+	// roundTrip), so that it never goes back to the pool with replies
+	// unread. The empty command flushes and reads them all in one go, so
+	// that a deadline is set once, not once a reply.
+	reply, err := roundTrip(ctx, c, "")
+	if err != nil {
 		return nil, err
 	}
-	// From here every reply is read, or the connection is broken (see
-	// receive), so that it never goes back to the pool with replies unread.
-	replies = make([]any, len(cmds))
-	var redirect error
-	for i := range cmds {
-		reply, err := receive(ctx, c, i == 0)
-		if err != nil {
-			var rerr redis.Error
-			if !errors.As(err, &rerr) {
-				return nil, err
-			}
-			reply = rerr
-			if redirect == nil && redirected(rerr) {
-				redirect = rerr
-			}
-		}
-		replies[i] = reply
+	replies, ok := reply.([]any)
+	if !ok || len(replies) != len(cmds) {
+		return nil, fmt.Errorf("a pipeline of %d commands got %T of %d replies", len(cmds), reply, len(replies))
 	}
-	if redirect != nil {
-		return nil, redirect
+	for _, r := range replies {
+		if rerr, ok := r.(redis.Error); ok && redirected(rerr) {
+			return nil, rerr
+		}
 	}
 	return replies, nil
 }
@@ -270,16 +254,28 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
 func run(ctx context.Context, c redis.Conn, s *script, keys []string, args ...any) (any, error) {
+	evalArgs := evalArgs(s, keys, args...)
+	reply, err := do(ctx, c, "EVALSHA", evalArgs...)
+	if noScript(err) {
+		evalArgs[0] = s.src
+		reply, err = do(ctx, c, "EVAL", evalArgs...)
+	}
+	return reply, err
+}
+
+// evalArgs are the arguments of EVALSHA for a script, its keys and args.
+func evalArgs(s *script, keys []string, args ...any) []any {
 	evalArgs := make([]any, 0, 2+len(keys)+len(args))
 	evalArgs = append(evalArgs, s.hashArg, len(keys))
 	for _, k := range keys {
 		evalArgs = append(evalArgs, k)
 	}
-	evalArgs = append(evalArgs, args...)
-	reply, err := do(ctx, c, "EVALSHA", evalArgs...)
-	if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "NOSCRIPT") {
-		evalArgs[0] = s.src
-		reply, err = do(ctx, c, "EVAL", evalArgs...)
-	}
-	return reply, err
+	return append(evalArgs, args...)
+}
+
+// noScript reports whether err is Redis's word that it does not have a
+// script: after a restart or SCRIPT FLUSH.
+func noScript(err any) bool {
+	rerr, ok := err.(redis.Error)
+	return ok && strings.HasPrefix(string(rerr), "NOSCRIPT")
 }

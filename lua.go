@@ -179,6 +179,9 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 	if bad then
 		return nil, nil, false, bad
 	end
+	if from and tonumber(from) >= tonumber(cut) then
+		return {}, nil, false -- trimmed to cut or past it already
+	end
 	local size
 	size, bad = try('ZCARD', window)
 	if bad then
@@ -190,9 +193,6 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 			return {}, nil, false
 		end
 		return {}, cut, false
-	end
-	if from and tonumber(from) >= tonumber(cut) then
-		return {}, nil, false
 	end
 	local old
 	old, bad = try('ZRANGEBYSCORE', byTime, from and ('(' .. from) or '-inf', cut, 'WITHSCORES', 'LIMIT', 0, batch)
@@ -554,14 +554,15 @@ end
 return page
 `)
 
-// windowPageScript returns one page of a top-of-window listing, trimming
-// from the index first the articles that have aged out of the window: the
-// page then holds exactly the articles posted after cut. If more is left to
-// trim than one step takes, so that no step holds Redis for long, it
-// answers 'more' and the caller runs it again.
-var windowPageScript = newScript(`
+// windowTrimScript trims from a top-of-window index the articles that have
+// aged out of the window: those posted at or before cut. A listing sends it
+// in one round trip with the ZREVRANGE of its page, which Redis runs right
+// after it, so the page holds exactly the articles posted after cut. If
+// more is left to trim than one step takes, so that no step holds Redis for
+// long, it answers 'more' and the caller runs it again.
+var windowTrimScript = newScript(`
 local window, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3]
-local field, cut, batch, start, stop = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local field, cut, batch = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
 local members, to, more, bad = agedOut(window, byTime, trimmed, field, cut, batch)
 if bad then
@@ -571,7 +572,7 @@ trim(window, trimmed, field, members, to)
 if more then
 	return 'more'
 end
-return redis.call('ZREVRANGE', window, start, stop)
+return 'ok'
 `)
 
 // reindexScript is one step of Reindex: it walks the time index from a

@@ -13,9 +13,9 @@ import (
 )
 
 // defaultReindexBatch is how many articles one step of Reindex indexes: a
-// step sets one entry per kept index for each, about 2 ms of Redis's time
-// with every order kept.
-const defaultReindexBatch = 200
+// step sets one entry per kept index for each, under 2 ms of Redis's time
+// as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
+const defaultReindexBatch = 100
 
 // ReindexProgress is how far Reindex has come.
 type ReindexProgress struct {
@@ -41,7 +41,7 @@ func (s *Store) Reindex(ctx context.Context) error {
 // ReindexWithProgress is Reindex, calling progress (if not nil) after each
 // step with the counts so far, and returning the final counts.
 //
-// It walks the time index, oldest article first, a few hundred articles a
+// It walks the time index, oldest article first, a hundred articles a
 // step, and sets each article's entry in each kept index from its counters;
 // a top-of-window index takes only the articles posted within its window,
 // and is first trimmed of those that have aged out. Each step is one atomic
@@ -112,9 +112,9 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 			continue
 		}
 		err := s.session(ctx, func(c redis.Conn) error {
-			_, err := s.trimming(ctx, c, windowPageScript,
+			_, err := s.trimming(ctx, c, windowTrimScript,
 				[]string{x.key, s.keys.timeIndex(), s.keys.trimmedHash()},
-				func(cut string) []any { return []any{spec.name, cut, s.trimBatch, 1, 0} }, spec)
+				func(cut string) []any { return []any{spec.name, cut, s.trimBatch} }, spec)
 			return err
 		})
 		if err != nil {

@@ -241,7 +241,7 @@ func stockedPool(t *testing.T, addr string, opts ...redis.DialOption) *redis.Poo
 func TestDeadlineBoundsPipelinesToASilentServer(t *testing.T) {
 	pool := stockedPool(t, silentServer(t)) // no read timeout
 	defer pool.Close()
-	s, err := voting.New(pool)
+	s, err := voting.New(pool, voting.WithOrders(voting.Orders()...))
 	if err != nil {
 		t.Fatal(err)
 	}

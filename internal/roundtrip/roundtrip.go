@@ -101,7 +101,8 @@ func (c Command) String() string {
 type Trip struct {
 	// Via is the method that sent it: "Do", "DoWithTimeout" or
 	// "DoContext" for a command sent on its own, or "Flush" for a
-	// pipeline of Sends.
+	// pipeline of Sends, flushed by Flush or by a Do of the empty
+	// command.
 	Via string
 	// Commands are the commands sent. A Do after Sends sends them all.
 	Commands []Command
@@ -109,7 +110,8 @@ type Trip struct {
 	// reply is its redis.Error. For a Do after Sends it is Do's one reply.
 	Replies []any
 	// Reads are the methods that read each reply: "Receive",
-	// "ReceiveWithTimeout" or "ReceiveContext" after a Flush, or Via.
+	// "ReceiveWithTimeout", "ReceiveContext" or the Do method of the
+	// empty command after Sends, or Via.
 	Reads []string
 	// Err is the first error other than a Redis error reply, if any.
 	Err error
@@ -129,26 +131,37 @@ type conn struct {
 }
 
 func (c *conn) Do(cmd string, args ...any) (any, error) {
-	c.p.trips.Add(1)
-	t := c.sent("Do", cmd, args)
-	reply, err := c.Conn.Do(cmd, args...)
-	c.read(t, "Do", reply, err)
-	return reply, err
+	return c.do("Do", cmd, args, func() (any, error) { return c.Conn.Do(cmd, args...) })
 }
 
 func (c *conn) DoWithTimeout(timeout time.Duration, cmd string, args ...any) (any, error) {
-	c.p.trips.Add(1)
-	t := c.sent("DoWithTimeout", cmd, args)
-	reply, err := redis.DoWithTimeout(c.Conn, timeout, cmd, args...)
-	c.read(t, "DoWithTimeout", reply, err)
-	return reply, err
+	return c.do("DoWithTimeout", cmd, args, func() (any, error) { return redis.DoWithTimeout(c.Conn, timeout, cmd, args...) })
 }
 
 func (c *conn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	return c.do("DoContext", cmd, args, func() (any, error) { return redis.DoContext(c.Conn, ctx, cmd, args...) })
+}
+
+// do counts and logs a round trip of a Do method, via. The empty command
+// flushes the commands sent before it and reads all their replies, as one
+// []any: a pipeline, logged as a Flush whose replies via read.
+func (c *conn) do(via, cmd string, args []any, call func() (any, error)) (any, error) {
 	c.p.trips.Add(1)
-	t := c.sent("DoContext", cmd, args)
-	reply, err := redis.DoContext(c.Conn, ctx, cmd, args...)
-	c.read(t, "DoContext", reply, err)
+	if cmd == "" {
+		t := c.sent("Flush", "", nil)
+		reply, err := call()
+		if replies, ok := reply.([]any); ok && err == nil {
+			for _, r := range replies {
+				c.read(t, via, r, nil)
+			}
+		} else {
+			c.read(t, via, reply, err)
+		}
+		return reply, err
+	}
+	t := c.sent(via, cmd, args)
+	reply, err := call()
+	c.read(t, via, reply, err)
 	return reply, err
 }
 

@@ -2,6 +2,7 @@ package roundtrip
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,5 +146,40 @@ func TestRecords(t *testing.T) {
 	}
 	if p.Trips() != 4 {
 		t.Errorf("counted %d round trips, want 4", p.Trips())
+	}
+}
+
+// TestRecordsAPipelineFlushedByDo: Sends flushed by a Do of the empty
+// command, which reads all their replies as one, are one pipelined trip
+// with a reply per command, as with Flush and Receive.
+func TestRecordsAPipelineFlushedByDo(t *testing.T) {
+	mr := miniredis.RunT(t)
+	p := New(&redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }})
+	c := p.Get()
+	defer c.Close()
+	p.Record()
+	c.Send("SET", "k", "v")
+	c.Send("GET", "k")
+	c.Send("INCR", "k") // an error reply, in its place
+	reply, err := redis.Values(redis.DoWithTimeout(c, time.Second, ""))
+	if err != nil || len(reply) != 3 {
+		t.Fatalf("Do(\"\") = %v, %v", reply, err)
+	}
+	trips := p.Recorded()
+	if len(trips) != 1 || p.Trips() != 1 {
+		t.Fatalf("recorded %d trips, counted %d; want 1", len(trips), p.Trips())
+	}
+	tr := trips[0]
+	if !tr.Pipelined() || len(tr.Commands) != 3 || len(tr.Replies) != 3 || tr.Err != nil {
+		t.Fatalf("trip = %+v", tr)
+	}
+	if got := fmt.Sprint(tr.Reads); got != "[DoWithTimeout DoWithTimeout DoWithTimeout]" {
+		t.Errorf("reads = %s", got)
+	}
+	if v, _ := redis.String(tr.Replies[1], nil); v != "v" {
+		t.Errorf("reply 2 = %v, want v", tr.Replies[1])
+	}
+	if _, ok := tr.Replies[2].(redis.Error); !ok {
+		t.Errorf("reply 3 = %#v, want a redis.Error", tr.Replies[2])
 	}
 }
