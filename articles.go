@@ -61,7 +61,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	score := float64(now.UnixMicro())/1e6 + s.weight
 	args := make([]any, 0, 10+3*len(s.extra))
 	args = append(args, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
-		formatFloat(score), s.cutoff.Milliseconds(), len(s.extra))
+		formatFloat(score), s.cutoff.Milliseconds(), k.recordPrefix(), len(s.extra))
 	for _, x := range s.extra {
 		spec := &orders[x.order]
 		keys = append(keys, x.key)
@@ -73,6 +73,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	}
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
+		args = append(args, g)
 	}
 
 	reply, err := redis.String(s.script(ctx, postScript, keys, args...))

@@ -1188,7 +1188,8 @@ func BenchmarkGrowth(b *testing.B) {
 
 // TestMemoryPerArticle measures, on a real server, what an article costs in
 // Redis memory with the book's layout: its hash, its entries in both
-// indexes and one group, and its voter set while voting is open. It logs the
+// indexes and one group, the record of its group, and its voter set while
+// voting is open. It logs the
 // figures the README's "Scaling out" quotes (go test -v -run Memory) and
 // fails if an article grows past a bound.
 func TestMemoryPerArticle(t *testing.T) {
@@ -1198,7 +1199,7 @@ func TestMemoryPerArticle(t *testing.T) {
 	}
 	const n, voters = 2000, 200
 	usage := func(key string) int64 { return e.int("MEMORY", "USAGE", key, "SAMPLES", 0) }
-	var hashes, votedSets int64
+	var hashes, records, votedSets int64
 	for i := 0; i < n; i++ {
 		e.advance(time.Second)
 		id, err := e.store.PostArticle(ctx, fmt.Sprintf("user%06d", i%5000),
@@ -1208,6 +1209,7 @@ func TestMemoryPerArticle(t *testing.T) {
 			t.Fatal(err)
 		}
 		hashes += usage(e.article(id))
+		records += usage(e.key("groups:" + id))
 		if i < 20 { // a sample of voter sets: each gets 200 voters
 			for v := 0; v < voters; v++ {
 				e.vote(fmt.Sprintf("user%06d", v), id, voting.Up)
@@ -1218,10 +1220,12 @@ func TestMemoryPerArticle(t *testing.T) {
 	perHash := hashes / n
 	perIndexEntry := (usage(e.key("score:")) + usage(e.key("time:"))) / n
 	perGroupEntry := usage(e.key("group:news")) / n
+	perRecord := records / n
 	perVoter := votedSets / 20 / (voters + 1)
-	settled := perHash + perIndexEntry + perGroupEntry
+	settled := perHash + perIndexEntry + perGroupEntry + perRecord
 	open := settled + votedSets/20
-	t.Logf("per article: hash %d B, index entries %d B, group entry %d B: %d B once voting closes", perHash, perIndexEntry, perGroupEntry, settled)
+	t.Logf("per article: hash %d B, index entries %d B, group entry %d B, record of its one group %d B: %d B once voting closes",
+		perHash, perIndexEntry, perGroupEntry, perRecord, settled)
 	t.Logf("voter set with %d voters: %d B (%d B a voter): %d B while voting is open", voters, votedSets/20, perVoter, open)
 	t.Logf("articles per GiB: %d with voting closed, %d with %d voters each and voting open",
 		(1<<30)/settled, (1<<30)/open, voters)

@@ -3,6 +3,7 @@ package voting
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
@@ -20,7 +21,8 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 		return err
 	}
 	member := s.keys.articleHash(articleID)
-	reply, err := redis.String(s.script(ctx, addGroupsScript, append([]string{member, s.keys.scoreIndex()}, keys...), member))
+	reply, err := redis.String(s.script(ctx, addGroupsScript,
+		append([]string{member, s.keys.scoreIndex(), s.keys.groupRecord(articleID)}, keys...), names(member, groups)...))
 	if err != nil {
 		return fmt.Errorf("voting: add article %s to groups: %w", articleID, err)
 	}
@@ -42,7 +44,8 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if err != nil {
 		return err
 	}
-	reply, err := redis.String(s.script(ctx, removeGroupsScript, keys, s.keys.articleHash(articleID)))
+	reply, err := redis.String(s.script(ctx, removeGroupsScript,
+		append([]string{s.keys.groupRecord(articleID)}, keys...), names(s.keys.articleHash(articleID), groups)...))
 	if err != nil {
 		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)
 	}
@@ -50,6 +53,48 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 		return scriptError("remove article "+articleID+" from groups", word, detail)
 	}
 	return nil
+}
+
+// names are a group script's arguments: the member, then the groups' names.
+func names(member string, groups []string) []any {
+	args := make([]any, 0, 1+len(groups))
+	args = append(args, member)
+	for _, g := range groups {
+		args = append(args, g)
+	}
+	return args
+}
+
+// ArticleGroups returns the names of the groups an article is in, sorted,
+// from the article's record of its groups, in one round trip. It returns an
+// error wrapping ErrNotFound, as Article does, if there is no such article.
+// An article written by the book's own code has no record (the book keeps
+// only the groups' sets) until Reindex builds one, and gives none.
+func (s *Store) ArticleGroups(ctx context.Context, articleID string) ([]string, error) {
+	if err := checkID(articleID); err != nil {
+		return nil, err
+	}
+	member := s.keys.articleHash(articleID)
+	replies, err := s.pipeline(ctx, []command{
+		{"HGET", []any{member, "time"}},
+		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
+		{"SMEMBERS", []any{s.keys.groupRecord(articleID)}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("voting: groups of article %s: %w", articleID, err)
+	}
+	if replies[0] == nil || replies[1] == nil {
+		return nil, fmt.Errorf("%w: article %s", ErrNotFound, articleID)
+	}
+	groups, err := redis.Strings(replies[2], nil)
+	if err != nil {
+		if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
+			err = fmt.Errorf("%w: %s is of the wrong type for SMEMBERS", ErrCorrupt, s.keys.groupRecord(articleID))
+		}
+		return nil, fmt.Errorf("voting: groups of article %s: %w", articleID, err)
+	}
+	sort.Strings(groups)
+	return groups, nil
 }
 
 // groupKeys checks an article id and group names and gives the groups' keys.

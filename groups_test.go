@@ -4,8 +4,10 @@ package voting_test
 // time to live.
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +168,94 @@ func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
 		e.vote("bob", a, voting.Up)
 		keys = e.keys()
 		want[voting.ByScore] = []string{a, b}
+	}
+}
+
+// TestArticleGroups: the record of an article's groups follows every post,
+// add and remove, and reads back sorted; an unknown article is not found.
+func TestArticleGroups(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "grouped", "redis", "books")
+	lone := e.post("bob", "alone")
+	check := func(id string, want ...string) {
+		t.Helper()
+		got, err := e.store.ArticleGroups(ctx, id)
+		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") || got == nil {
+			t.Errorf("ArticleGroups(%s) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	check(id, "books", "redis")
+	check(lone)
+	if err := e.store.AddToGroups(ctx, id, "go", "books"); err != nil {
+		t.Fatal(err)
+	}
+	check(id, "books", "go", "redis")
+	if err := e.store.RemoveFromGroups(ctx, id, "redis", "none"); err != nil {
+		t.Fatal(err)
+	}
+	check(id, "books", "go")
+	if err := e.store.RemoveFromGroups(ctx, id, "books", "go"); err != nil {
+		t.Fatal(err)
+	}
+	check(id)
+	if e.exists(e.key("groups:" + id)) {
+		t.Errorf("an empty record is kept")
+	}
+	if _, err := e.store.ArticleGroups(ctx, "99"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("ArticleGroups(99) = %v, want ErrNotFound", err)
+	}
+	if _, err := e.store.ArticleGroups(ctx, "x"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("ArticleGroups(x) = %v, want ErrInvalid", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexBuildsRecordsOfGroups: Reindex finds a namespace's groups
+// with SCAN, and only its own though another namespace's prefix matches its
+// own read as a glob, and records each article's groups from them; a
+// member that is no article is passed over.
+func TestReindexBuildsRecordsOfGroups(t *testing.T) {
+	e := newEnv(t)
+	open := func(prefix string) *voting.Store {
+		s, err := voting.New(e.pool, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	star, other := open("n*:"), open("nb:")
+	for _, s := range []*voting.Store{star, other} {
+		for range 3 {
+			if _, err := s.PostArticle(ctx, "alice", "t", "https://example.com/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Groups as the book's code writes them: the sets alone.
+	for _, g := range []struct{ prefix, name, id string }{
+		{"n*:", "redis", "1"}, {"n*:", "redis", "2"}, {"n*:", "go", "2"}, {"nb:", "redis", "3"},
+	} {
+		e.do("SADD", e.key(g.prefix+"group:"+g.name), e.key(g.prefix+"article:"+g.id))
+	}
+	e.do("SADD", e.key("n*:group:redis"), "not-an-article", e.key("n*:article:99"))
+	done, err := star.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Groups != 2 {
+		t.Errorf("Reindex found %d groups, want 2: %+v", done.Groups, done)
+	}
+	for id, want := range map[string]string{"1": "redis", "2": "go redis", "3": ""} {
+		if got, err := star.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != want {
+			t.Errorf("ArticleGroups(%s) = %v, %v; want %q", id, got, err, want)
+		}
+	}
+	if e.exists(e.key("nb:groups:3")) || e.exists(e.key("n*:groups:99")) {
+		t.Errorf("Reindex wrote a record outside its namespace or for no article: %v", e.keys())
+	}
+	// A record of the wrong type stops it, naming the key.
+	e.do("SET", e.key("n*:groups:1"), "x")
+	if err := star.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("n*:groups:1")) {
+		t.Errorf("Reindex with a record of the wrong type = %v, want ErrCorrupt naming it", err)
 	}
 }

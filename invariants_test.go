@@ -6,6 +6,7 @@ package voting_test
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,8 @@ import (
 //   - every member of score:, time:, each group:<name> and each cached
 //     group listing (score:<name>, time:<name>) has its hash;
 //   - every voter set has a time to live and belongs to an article;
+//   - every record of an article's groups (groups:<id>) belongs to an
+//     article and names exactly the groups whose sets hold it;
 //   - the id counter is at least every article's id, so that the next post
 //     takes a free id;
 //   - for each order the Store keeps beyond the book's two, every article
@@ -171,11 +174,14 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	}
 	last, _ := strconv.ParseUint(counter, 10, 64)
 	indexes := []string{e.key("score:"), e.key("time:")}
+	var records []string
 	for _, k := range all {
 		name := strings.TrimPrefix(k, e.prefix)
 		switch {
 		case strings.HasPrefix(name, "group:"), cachedGroup(name):
 			indexes = append(indexes, k)
+		case strings.HasPrefix(name, "groups:"):
+			records = append(records, k)
 		case strings.HasPrefix(name, "voted:"), strings.HasPrefix(name, "downvoted:"):
 			_, id, _ := strings.Cut(name, ":")
 			if ttl, err := redis.Int64(c.Do("PTTL", k)); err != nil || ttl < 0 {
@@ -188,6 +194,37 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			if id, err := strconv.ParseUint(strings.TrimPrefix(name, "article:"), 10, 64); err == nil && id > last {
 				fail("article %d is past the id counter %q", id, counter)
 			}
+		}
+	}
+	// Each article's record of its groups is the groups whose sets hold it;
+	// an article with no record (the book's code writes none) is left out.
+	inGroups := map[string][]string{} // article member -> group names
+	for _, index := range indexes {
+		if name, ok := strings.CutPrefix(index, e.key("group:")); ok {
+			members, err := redis.Strings(c.Do("SMEMBERS", index))
+			if err != nil {
+				e.t.Fatalf("SMEMBERS %s: %v", index, err)
+			}
+			for _, m := range members {
+				inGroups[m] = append(inGroups[m], name)
+			}
+		}
+	}
+	for _, record := range records {
+		id := strings.TrimPrefix(record, e.key("groups:"))
+		member := e.key("article:" + id)
+		names, err := redis.Strings(c.Do("SMEMBERS", record))
+		if err != nil {
+			e.t.Fatalf("SMEMBERS %s: %v", record, err)
+		}
+		sort.Strings(names)
+		want := append([]string(nil), inGroups[member]...)
+		sort.Strings(want)
+		if strings.Join(names, " ") != strings.Join(want, " ") {
+			fail("%s holds %v, but the groups holding %s are %v", record, names, member, want)
+		}
+		if n, err := redis.Int(c.Do("EXISTS", member)); err != nil || n != 1 {
+			fail("%s belongs to no article", record)
 		}
 	}
 	for _, index := range indexes {

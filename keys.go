@@ -11,6 +11,9 @@ package voting
 //	voted:<id>            set     users who up-voted; expires at the cutoff
 //	downvoted:<id>        set     users who down-voted; expires at the cutoff
 //	group:<name>          set     members article:<id>
+//	groups:<id>           set     the names of the groups article:<id> is in (this
+//	                              package's record, so that an article's groups can be
+//	                              found from it; the book's code writes none)
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL
 //
@@ -38,8 +41,8 @@ type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group, trimmed string
-	indexes                                                [len(orders)]string
+	article, score, time, voted, downvoted, group, record, trimmed string
+	indexes                                                        [len(orders)]string
 }
 
 const (
@@ -49,6 +52,7 @@ const (
 	votedPart     = "voted:"
 	downvotedPart = "downvoted:"
 	groupPart     = "group:"
+	recordPart    = "groups:"
 	trimmedPart   = "trimmed:"
 )
 
@@ -59,6 +63,7 @@ func newKeys(prefix string) keys {
 		voted:     prefix + votedPart,
 		downvoted: prefix + downvotedPart,
 		group:     prefix + groupPart,
+		record:    prefix + recordPart,
 		trimmed:   prefix + trimmedPart,
 	}
 	for i, spec := range orders {
@@ -95,6 +100,11 @@ func (k keys) trimmedHash() string { return k.trimmed }
 func (k keys) votedSet(id string) string     { return k.voted + id }
 func (k keys) downvotedSet(id string) string { return k.downvoted + id }
 func (k keys) groupSet(name string) string   { return k.group + name }
+
+// groupRecord is the set of the names of the groups an article is in;
+// recordPrefix is its name without the id, for scripts that make the id.
+func (k keys) groupRecord(id string) string { return k.record + id }
+func (k keys) recordPrefix() string         { return k.record }
 
 // groupCache is the book's cached intersection of a group with an index:
 // score:<name>, time:<name>, top-week:<name> and so on.

@@ -245,13 +245,14 @@ local counter, byScore, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local articlePrefix, votedPrefix, downvotedPrefix = ARGV[1], ARGV[2], ARGV[3]
 local title, link, poster = ARGV[4], ARGV[5], ARGV[6]
 local posted, score, cutoffMillis = ARGV[7], ARGV[8], ARGV[9]
-local extras = tonumber(ARGV[10])
+local recordPrefix, extras = ARGV[10], tonumber(ARGV[11])
 -- Then for each kept index: what it holds, its field in trimmed ('' for
--- none) and the posting time that leaves its window now.
+-- none) and the posting time that leaves its window now; then the groups'
+-- names, in the order of their sets in KEYS.
 local function extra(i)
-	return KEYS[4 + i], ARGV[8 + 3 * i], ARGV[9 + 3 * i], ARGV[10 + 3 * i]
+	return KEYS[4 + i], ARGV[9 + 3 * i], ARGV[10 + 3 * i], ARGV[11 + 3 * i]
 end
-local firstGroup = 5 + extras
+local firstGroup, firstName = 5 + extras, 12 + 3 * extras
 
 local last, bad = try('GET', counter)
 if bad then
@@ -276,8 +277,9 @@ if #id == 19 and id > '9223372036854775807' then
 end
 
 local article, voted, downvoted = articlePrefix .. id, votedPrefix .. id, downvotedPrefix .. id
-if redis.call('EXISTS', article, voted, downvoted) > 0 then
-	for _, key in ipairs({article, voted, downvoted}) do
+local record = recordPrefix .. id
+if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
+	for _, key in ipairs({article, voted, downvoted, record}) do
 		if redis.call('EXISTS', key) == 1 then
 			return 'taken ' .. key
 		end
@@ -328,6 +330,9 @@ for field, cut in pairs(marks) do
 end
 for i = firstGroup, #KEYS do
 	redis.call('SADD', KEYS[i], article)
+end
+if firstName <= #ARGV then
+	redis.call('SADD', record, unpack(ARGV, firstName))
 end
 return 'ok ' .. id
 `)
@@ -465,10 +470,11 @@ end
 return 'ok'
 `)
 
-// addGroupsScript adds an existing article, one Article finds, to groups.
+// addGroupsScript adds an existing article, one Article finds, to groups,
+// and the groups to the article's record of its groups.
 var addGroupsScript = newScript(`
-local hash, byScore = KEYS[1], KEYS[2] -- then the groups' sets
-local member = ARGV[1]
+local hash, byScore, record = KEYS[1], KEYS[2], KEYS[3] -- then the groups' sets
+local member = ARGV[1] -- then the groups' names, in the order of their sets
 
 local posted, bad = try('HGET', hash, 'time')
 if bad then
@@ -487,26 +493,29 @@ if bad then
 	return bad
 end
 
-for i = 3, #KEYS do
+for i = 4, #KEYS do
 	redis.call('SADD', KEYS[i], member)
 end
+redis.call('SADD', record, unpack(ARGV, 2))
 return 'ok'
 `)
 
-// removeGroupsScript takes an article out of groups. It does not ask whether
-// the article exists, so that members left behind can be cleaned up.
+// removeGroupsScript takes an article out of groups, and the groups out of
+// its record. It does not ask whether the article exists, so that members
+// left behind can be cleaned up.
 var removeGroupsScript = newScript(`
--- KEYS: the groups' sets.
-local member = ARGV[1]
+local record = KEYS[1] -- then the groups' sets
+local member = ARGV[1] -- then the groups' names, in the order of their sets
 
 local bad = checkSets(1, member)
 if bad then
 	return bad
 end
 
-for i = 1, #KEYS do
+for i = 2, #KEYS do
 	redis.call('SREM', KEYS[i], member)
 end
+redis.call('SREM', record, unpack(ARGV, 2))
 return 'ok'
 `)
 
@@ -659,4 +668,43 @@ for i = 1, extras do
 	end
 end
 return {tostring(#articles), tostring(skipped), nextFrom}
+`)
+
+// recordScript is one step of Reindex's building of the records of
+// articles' groups from a group's set, for articles the book's code put in
+// groups: it scans a few of the set's members from a cursor and adds the
+// group's name to the record of each that is an article of the namespace.
+// It answers the cursor to go on from ('0' once the scan is done), the
+// records written and the members skipped (not an article, or one whose hash
+// is gone). The records' keys are made from the prefix, not passed in KEYS:
+// with the namespace's prefix they share its Redis Cluster slot.
+var recordScript = newScript(`
+local group = KEYS[1]
+local cursor, count, name, articlePrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
+local scanned, bad = try('SSCAN', group, cursor, 'COUNT', count)
+if bad then
+	return bad
+end
+local records, skipped = {}, 0
+for _, member in ipairs(scanned[2]) do
+	local id = string.sub(member, #articlePrefix + 1)
+	if string.sub(member, 1, #articlePrefix) == articlePrefix and string.match(id, '^[1-9]%d*$')
+		and redis.call('EXISTS', member) == 1 then
+		local record = recordPrefix .. id
+		local _
+		_, bad = try('SISMEMBER', record, name)
+		if bad then
+			return bad
+		end
+		records[#records + 1] = record
+	else
+		skipped = skipped + 1
+	end
+end
+
+for _, record in ipairs(records) do
+	redis.call('SADD', record, name)
+end
+return {scanned[1], tostring(#records), tostring(skipped)}
 `)

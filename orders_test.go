@@ -426,15 +426,26 @@ func TestReindexFromTheBooksLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	voting.SetBatches(all, 4, 6)
+	// The book keeps no record of an article's groups.
+	if got, err := all.ArticleGroups(context.Background(), "7"); err != nil || len(got) != 0 {
+		t.Errorf("ArticleGroups(7) before Reindex = %v, %v; want none", got, err)
+	}
 	var reports []voting.ReindexProgress
 	done, err := all.ReindexWithProgress(context.Background(), func(p voting.ReindexProgress) { reports = append(reports, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4 window trims, then 30 articles in steps of 6, and a last step that
+	// At least: a SCAN for the groups, a step of the group's records, 4
+	// window trims, then 30 articles in steps of 6 and a last step that
 	// finds the walk's end.
-	if done.Articles != 30 || done.Skipped != 0 || done.Steps != 4+6 || len(reports) != done.Steps || reports[len(reports)-1] != done {
+	if done.Articles != 30 || done.Skipped != 0 || done.Groups != 1 || done.Steps < 1+1+4+6 ||
+		len(reports) != done.Steps || reports[len(reports)-1] != done {
 		t.Errorf("Reindex gave %+v, reports %+v", done, reports)
+	}
+	for id := range s.articles {
+		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != "books" {
+			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [books]", id, got, err)
+		}
 	}
 	s.check(all, "books")
 	again, err := all.ReindexWithProgress(context.Background(), nil)

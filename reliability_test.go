@@ -516,17 +516,17 @@ func TestWritesRefuseKeysOfTheWrongType(t *testing.T) {
 		call  func(e *env) error
 		keys  []string // the keys the operation reads or writes
 	}{
-		{"PostArticle", nil, post, []string{"article:", "score:", "time:", "group:g1", "group:g2", "voted:2"}},
+		{"PostArticle", nil, post, []string{"article:", "score:", "time:", "group:g1", "group:g2", "voted:2", "groups:2"}},
 		{"Vote up", nil, vote(voting.Up), voteKeys},
 		{"Vote down", nil, vote(voting.Down), voteKeys},
 		{"Vote none", func(e *env) { e.vote("bob", "1", voting.Up) }, vote(voting.None), voteKeys},
 		{"Vote switch", func(e *env) { e.vote("bob", "1", voting.Down) }, vote(voting.Up), voteKeys},
 		{"AddToGroups", func(e *env) { e.post("dave", "loner") }, func(e *env) error {
 			return e.store.AddToGroups(ctx, "2", "g1", "g2")
-		}, []string{"article:2", "score:", "group:g1", "group:g2"}},
+		}, []string{"article:2", "score:", "group:g1", "group:g2", "groups:2"}},
 		{"RemoveFromGroups", nil, func(e *env) error {
 			return e.store.RemoveFromGroups(ctx, "1", "g1", "g2")
-		}, []string{"group:g1", "group:g2"}},
+		}, []string{"group:g1", "group:g2", "groups:1"}},
 	}
 	onBackends(t, func(t *testing.T, b backend) {
 		for _, op := range ops {

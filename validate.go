@@ -62,7 +62,10 @@ func checkLink(link string) error {
 		return invalid("link %q holds a space, a control character or invalid UTF-8", link)
 	}
 	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || !hostOK(link) {
+	// The scheme is followed at once by "//" and a host: "http:#://h" has its
+	// "://" in the fragment, and no host.
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.Host == "" ||
+		!strings.HasPrefix(link[len(u.Scheme):], "://") || !hostOK(link) {
 		return invalid("link %q is not an absolute http or https URL with a host", link)
 	}
 	return nil

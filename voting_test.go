@@ -103,7 +103,11 @@ func TestPostArticleWritesTheBookLayout(t *testing.T) {
 			t.Errorf("group:%s = %v, want [%s]", g, got, member)
 		}
 	}
-	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "score:", "time:", "voted:1"}
+	// The book's keys, and this library's record of the article's groups.
+	if got := e.strs("SMEMBERS", e.key("groups:1")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
+		t.Errorf("groups:1 = %v, want [books redis]", got)
+	}
+	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groups:1", "score:", "time:", "voted:1"}
 	for i := range wantKeys {
 		wantKeys[i] = e.key(wantKeys[i])
 	}
@@ -162,8 +166,8 @@ func TestPostArticleUsesPrefixAndOptions(t *testing.T) {
 		}
 	}
 	// Every key of the namespace is there, under the prefix.
-	if n := len(e.keys()); n != 6 {
-		t.Errorf("%d keys, want 6: %v", n, e.keys())
+	if n := len(e.keys()); n != 7 {
+		t.Errorf("%d keys, want 7: %v", n, e.keys())
 	}
 }
 
@@ -732,6 +736,10 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"javascript link", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "javascript:alert(1)"); return err }},
 		{"link without host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https:///x"); return err }},
 		{"link with space", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https://a.example/a b"); return err }},
+		{"link whose :// is in its fragment", func() error {
+			_, err := e.store.PostArticle(ctx, "p", "t", "http:#://example.com")
+			return err
+		}},
 		{"link with only a port", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://:80/"); return err }},
 		{"link with two ports", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a.example:80:80/"); return err }},
 		{"link with brackets in the host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a<b>/"); return err }},
