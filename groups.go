@@ -119,8 +119,9 @@ func (s *Store) groupKeys(articleID string, groups []string) ([]string, error) {
 // one the Store keeps, as GetArticles does. As in the book, the group's listing is the intersection of
 // the group with the score or time index, cached for the group cache TTL
 // (WithGroupCacheTTL): articles posted, voted on or regrouped within that
-// time may be listed in their old places, though each article returned is
-// read fresh. Building the cache and reading the page are one atomic step,
+// time may be listed in their old places, and a top-of-window listing may
+// hold an article that has aged out of the window since the cache was
+// built, though each article returned is read fresh. Building the cache and reading the page are one atomic step,
 // so concurrent readers of a cold group build it once. It takes two round
 // trips to Redis whatever the page size.
 func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {

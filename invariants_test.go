@@ -139,7 +139,9 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		after := math.Inf(-1)
 		mark, err := redis.String(c.Do("HGET", e.key("trimmed:"), order.String()))
 		if isWindow && err == nil {
-			after, _ = strconv.ParseFloat(mark, 64)
+			if after, err = strconv.ParseFloat(mark, 64); err != nil {
+				fail("trimmed: %s = %q does not parse: %v", order, mark, err)
+			}
 		}
 		start := float64(now.Add(-window).UnixMicro()) / 1e6
 		for member, a := range articles {

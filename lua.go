@@ -159,7 +159,7 @@ local function mark(trimmed, field)
 	if bad then
 		return nil, bad
 	end
-	if m and not finite(tonumber(m)) then
+	if m and not seconds(m) then
 		return nil, 'corrupt ' .. trimmed .. ' field ' .. field .. ' ' .. string.format('%q', m) .. ' is not Unix seconds'
 	end
 	return m
@@ -169,7 +169,8 @@ end
 -- cut, a posting time: those posted after its mark and at or before cut,
 -- found by walking the time index from the mark. It takes at most batch of
 -- them, and then all those posted at the same time as the last, so that the
--- walk always moves on. It gives the members, the new mark (nil if the mark
+-- walk always moves on (a step is bounded by the batch plus the articles
+-- that share one posting time). It gives the members, the new mark (nil if the mark
 -- stays: a mark is written only when it saves a later walk, so that most
 -- reads write nothing), whether more remain to walk, and a reply to return
 -- if a key is unsound. With no mark and an empty index there is nothing to
@@ -530,7 +531,9 @@ return 'ok'
 //
 // For a top-of-window order, the index is trimmed to the window before it
 // is intersected; if more is left to trim than one step takes, the script
-// answers 'more' having built nothing, and the caller runs it again.
+// answers 'more' having built nothing, and the caller runs it again. Like
+// every cached group listing, a window's may hold, until the cache expires,
+// an article that has aged out since it was built.
 var groupPageScript = newScript(`
 local cache, group, index, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ttlMillis, start, stop = ARGV[1], ARGV[2], ARGV[3]
@@ -538,6 +541,11 @@ local field, cut, batch = ARGV[4], ARGV[5], tonumber(ARGV[6]) -- field '' for no
 local ttl = tonumber(ttlMillis)
 
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then
+	-- ZINTERSTORE would refuse a group of the wrong type, after the trim.
+	local _, bad = try('SCARD', group)
+	if bad then
+		return bad
+	end
 	if field ~= '' then
 		local members, to, more, bad = agedOut(index, byTime, trimmed, field, cut, batch)
 		if bad then

@@ -618,11 +618,11 @@ func TestOrderKeysOfTheWrongType(t *testing.T) {
 		{"GetArticles", func(e *env) error {
 			_, err := e.store.GetArticles(ctx, 1, voting.TopDay)
 			return err
-		}, []string{"top-day:", "trimmed:"}},
+		}, []string{"top-day:", "trimmed:", "time:"}},
 		{"GetGroupArticles", func(e *env) error {
 			_, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopMonth)
 			return err
-		}, []string{"top-month:", "trimmed:"}},
+		}, []string{"top-month:", "trimmed:", "group:g", "time:"}},
 		{"Reindex", func(e *env) error { return e.store.Reindex(ctx) },
 			[]string{"votes:", "controversy:", "top-month:", "trimmed:"}},
 	}
@@ -649,5 +649,27 @@ func TestOrderKeysOfTheWrongType(t *testing.T) {
 				e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 			})
 		}
+	}
+}
+
+// TestUnsoundMarkIsCorrupt: a mark in trimmed: that is not Unix seconds as
+// this package writes them (here with a space, which Lua would read as a
+// number and Redis refuse as a range bound) is refused alike by a post and
+// a listing, naming it, and nothing is written.
+func TestUnsoundMarkIsCorrupt(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	e.post("alice", "first")
+	e.do("HSET", e.key("trimmed:"), "top-day", "5 ")
+	before := e.dump()
+	_, err := e.store.PostArticle(ctx, "bob", "second", "https://example.com/")
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("trimmed:")) {
+		t.Errorf("PostArticle with an unsound mark = %v, want ErrCorrupt naming trimmed:", err)
+	}
+	e.advance(48 * time.Hour)
+	if _, err := e.store.GetArticles(ctx, 1, voting.TopDay); !errors.Is(err, voting.ErrCorrupt) {
+		t.Errorf("GetArticles by top-day with an unsound mark = %v, want ErrCorrupt", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("wrote:\nbefore %s\nafter  %s", before, after)
 	}
 }
