@@ -542,7 +542,7 @@ local ttl = tonumber(ttlMillis)
 
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then
 	-- ZINTERSTORE would refuse a group of the wrong type, after the trim.
-	local _, bad = try('SCARD', group)
+	local _, bad = try('SISMEMBER', group, '')
 	if bad then
 		return bad
 	end

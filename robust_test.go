@@ -471,7 +471,8 @@ func TestScriptsAreConstants(t *testing.T) {
 // aclCommands are the commands a Store sends, its scripts' included: the
 // README's ACL example grants exactly these.
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
-	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del"
+	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del " +
+	"+smembers +zcard +zrangebyscore +zrem +scan +sscan"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := startServer(t)
@@ -487,16 +488,18 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	}
 	pool := srv.pool(redis.DialUsername("voting"), redis.DialPassword("pw"))
 	defer pool.Close()
-	store, err := voting.New(pool, voting.WithPrefix("news:"))
+	store, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.PostArticle(ctx, "alice", "first", "https://example.com/"); err != nil {
+	if _, err := store.PostArticle(ctx, "alice", "first", "https://example.com/", "g"); err != nil {
 		t.Fatalf("as the ACL user: %v", err)
 	}
-	for _, call := range calls(store, "1") {
+	all := calls(store, "1")
+	all["ArticleGroups"] = func(ctx context.Context) error { _, err := store.ArticleGroups(ctx, "1"); return err }
+	for name, call := range all {
 		if err := call(ctx); err != nil {
-			t.Errorf("as the ACL user: %v", err)
+			t.Errorf("%s as the ACL user: %v", name, err)
 		}
 	}
 	// With no prefix, the keys are outside the user's pattern.
