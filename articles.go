@@ -63,14 +63,9 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	args = append(args, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
 		formatFloat(score), s.cutoff.Milliseconds(), k.recordPrefix(), len(s.extra))
 	for _, x := range s.extra {
-		spec := &orders[x.order]
 		keys = append(keys, x.key)
-		field, cut := "", ""
-		if spec.window > 0 {
-			field, cut = spec.name, unixSeconds(now.Add(-spec.window))
-		}
-		args = append(args, string(spec.holds), field, cut)
 	}
+	args = s.extraArgs(args, now)
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
 		args = append(args, g)
@@ -174,7 +169,38 @@ func (s *Store) windowCut(spec *orderSpec) (string, error) {
 	if err := checkClock(now); err != nil {
 		return "", err
 	}
-	return unixSeconds(now.Add(-spec.window)), nil
+	return spec.cut(now), nil
+}
+
+// cut is the posting time that leaves a top-of-window order's window at
+// now: an article posted at or before it is out.
+func (spec *orderSpec) cut(now time.Time) string { return unixSeconds(now.Add(-spec.window)) }
+
+// extraArgs appends, for each index the Store keeps beyond the book's two,
+// what the post and Reindex scripts take of it: what it holds, its field in
+// trimmed: and its window's cut at now ("" and "" for an order with no
+// window).
+func (s *Store) extraArgs(args []any, now time.Time) []any {
+	for _, x := range s.extra {
+		spec := &orders[x.order]
+		field, cut := "", ""
+		if spec.window > 0 {
+			field, cut = spec.name, spec.cut(now)
+		}
+		args = append(args, string(spec.holds), field, cut)
+	}
+	return args
+}
+
+// trimReply is what a listing does with a trim script's answer other than
+// ok: nothing for "more" (run it again, unless ctx has ended), an error for
+// anything else.
+func trimReply(ctx context.Context, word string, spec *orderSpec) error {
+	if word == replyMore {
+		return ctx.Err()
+	}
+	word, detail, _ := strings.Cut(word, " ")
+	return scriptError("list by "+spec.name, word, detail)
 }
 
 // trimming runs a script that trims a top-of-window index first (or, for
@@ -199,16 +225,11 @@ func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []s
 		if err != nil {
 			return nil, err
 		}
-		switch word {
-		case replyOK:
+		if word == replyOK {
 			return nil, nil
-		case replyMore:
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		default:
-			word, detail, _ := strings.Cut(word, " ")
-			return nil, scriptError("list by "+spec.name, word, detail)
+		}
+		if err := trimReply(ctx, word, spec); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -244,20 +265,15 @@ func (s *Store) windowPage(ctx context.Context, c redis.Conn, spec *orderSpec, i
 		if err != nil {
 			return nil, err
 		}
-		switch word {
-		case replyOK:
+		if word == replyOK {
 			page, err := redis.Values(replies[1], nil)
 			if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
 				return nil, fmt.Errorf("%w: %s is of the wrong type for ZREVRANGE", ErrCorrupt, index)
 			}
 			return page, err
-		case replyMore:
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		default:
-			word, detail, _ := strings.Cut(word, " ")
-			return nil, scriptError("list by "+spec.name, word, detail)
+		}
+		if err := trimReply(ctx, word, spec); err != nil {
+			return nil, err
 		}
 	}
 }

@@ -81,16 +81,7 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 		if err := checkClock(now); err != nil {
 			return 0, 0, "", err
 		}
-		args := []any{from, batch}
-		for _, x := range s.extra {
-			spec := &orders[x.order]
-			field, cut := "", ""
-			if spec.window > 0 {
-				field, cut = spec.name, unixSeconds(now.Add(-spec.window))
-			}
-			args = append(args, string(spec.holds), field, cut)
-		}
-		reply, err := s.script(ctx, reindexScript, keys, args...)
+		reply, err := s.script(ctx, reindexScript, keys, s.extraArgs([]any{from, batch}, now)...)
 		if err != nil {
 			return 0, 0, "", err
 		}
