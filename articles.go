@@ -55,17 +55,31 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 		return "", err
 	}
 	k := s.keys
-	keys := make([]string, 0, 4+len(s.extra)+len(groups))
+	// The indexes beyond the book's two: the kept orders', then, with live
+	// groups, each group's of each kept order.
+	indexes := len(s.extra)
+	if s.live {
+		indexes += len(groups) * len(s.kept)
+	}
+	keys := make([]string, 0, 4+indexes+len(groups))
 	keys = append(keys, k.counter(), k.scoreIndex(), k.timeIndex(), k.trimmedHash())
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
-	args := make([]any, 0, 10+3*len(s.extra))
+	args := make([]any, 0, 11+3*indexes+len(groups))
 	args = append(args, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
-		formatFloat(score), s.cutoff.Milliseconds(), k.recordPrefix(), len(s.extra))
+		formatFloat(score), s.cutoff.Milliseconds(), k.recordPrefix(), indexes)
 	for _, x := range s.extra {
 		keys = append(keys, x.key)
 	}
 	args = s.extraArgs(args, now)
+	if s.live {
+		for _, g := range groups {
+			for _, o := range s.kept {
+				keys = append(keys, k.liveIndex(g, o))
+				args = indexArgs(args, &orders[o], g, now)
+			}
+		}
+	}
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
 		args = append(args, g)
@@ -120,27 +134,59 @@ func (s *Store) Article(ctx context.Context, articleID string) (Article, error) 
 // more when many articles have aged out of the window since it was last
 // listed, each step a bounded one.
 func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	spec, start, stop, past, err := s.pageRange(page, order)
+	_, start, stop, past, err := s.pageRange(page, order)
 	if err != nil {
 		return nil, err
 	}
 	if past {
 		return []Article{}, nil
 	}
+	articles, err := s.list(ctx, s.siteListing(order), start, stop)
+	if err != nil {
+		return nil, fmt.Errorf("voting: list articles by %v: %w", order, err)
+	}
+	return articles, nil
+}
+
+// A listing is an index that pages are read from: the site's index of an
+// order, or a group's live index of it.
+type listing struct {
+	order Order
+	spec  *orderSpec
+	index string
+	// byTime and field are, for a top-of-window order, the time index the
+	// window is trimmed along (the site's, or the group's live one) and the
+	// field of its mark in trimmed:.
+	byTime, field string
+}
+
+func (s *Store) siteListing(o Order) listing {
+	return listing{order: o, spec: &orders[o], index: s.keys.index(o), byTime: s.keys.timeIndex(), field: markField(&orders[o], "")}
+}
+
+func (s *Store) liveListing(group string, o Order) listing {
+	return listing{order: o, spec: &orders[o], index: s.keys.liveIndex(group, o),
+		byTime: s.keys.liveIndex(group, ByTime), field: markField(&orders[o], group)}
+}
+
+// list reads the articles of one page of l, from start to stop, in two
+// round trips: the page of ids, trimmed to its window first for a
+// top-of-window order, then the articles.
+func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
 	var articles []Article
-	err = s.session(ctx, func(c redis.Conn) error {
+	err := s.session(ctx, func(c redis.Conn) error {
 		// By score, the page's scores come with it; in any other order,
 		// fetch reads them from the score index.
-		withScores := order == ByScore
+		withScores := l.order == ByScore
 		var page []any
 		var err error
 		switch {
 		case withScores:
-			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop, "WITHSCORES"))
-		case spec.window > 0:
-			page, err = s.windowPage(ctx, c, spec, s.keys.index(order), start, stop)
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop, "WITHSCORES"))
+		case l.spec.window > 0:
+			page, err = s.windowPage(ctx, c, l, start, stop)
 		default:
-			page, err = redis.Values(do(ctx, c, "ZREVRANGE", s.keys.index(order), start, stop))
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop))
 		}
 		if err != nil {
 			return err
@@ -148,10 +194,7 @@ func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Artic
 		articles, err = s.fetch(ctx, c, page, withScores)
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("voting: list articles by %v: %w", order, err)
-	}
-	return articles, nil
+	return articles, err
 }
 
 // defaultTrimBatch is how many aged-out articles one script takes out of a
@@ -177,19 +220,24 @@ func (s *Store) windowCut(spec *orderSpec) (string, error) {
 func (spec *orderSpec) cut(now time.Time) string { return unixSeconds(now.Add(-spec.window)) }
 
 // extraArgs appends, for each index the Store keeps beyond the book's two,
-// what the post and Reindex scripts take of it: what it holds, its field in
-// trimmed: and its window's cut at now ("" and "" for an order with no
-// window).
+// what the post and Reindex scripts take of it (see indexArgs).
 func (s *Store) extraArgs(args []any, now time.Time) []any {
 	for _, x := range s.extra {
-		spec := &orders[x.order]
-		field, cut := "", ""
-		if spec.window > 0 {
-			field, cut = spec.name, spec.cut(now)
-		}
-		args = append(args, string(spec.holds), field, cut)
+		args = indexArgs(args, &orders[x.order], "", now)
 	}
 	return args
+}
+
+// indexArgs appends what the post and Reindex scripts take of an index of
+// spec's order, the site's for group "" or else that group's live index:
+// what it holds, the field of its mark in trimmed: and its window's cut at
+// now ("" and "" for an order with no window).
+func indexArgs(args []any, spec *orderSpec, group string, now time.Time) []any {
+	cut := ""
+	if spec.window > 0 {
+		cut = spec.cut(now)
+	}
+	return append(args, string(spec.holds), markField(spec, group), cut)
 }
 
 // trimReply is what a listing does with a trim script's answer other than
@@ -234,20 +282,20 @@ func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []s
 	}
 }
 
-// windowPage reads a page of a top-of-window index, trimmed to the window
-// first: the trim script and the page's ZREVRANGE go in one round trip, and
-// Redis runs the one right after the other, so that no reply of the page
-// passes through Lua.
-func (s *Store) windowPage(ctx context.Context, c redis.Conn, spec *orderSpec, index string, start, stop int64) ([]any, error) {
-	keys := []string{index, s.keys.timeIndex(), s.keys.trimmedHash()}
+// windowPage reads a page of a top-of-window listing, trimmed to the
+// window first: the trim script and the page's ZREVRANGE go in one round
+// trip, and Redis runs the one right after the other, so that no reply of
+// the page passes through Lua.
+func (s *Store) windowPage(ctx context.Context, c redis.Conn, l listing, start, stop int64) ([]any, error) {
+	keys := []string{l.index, l.byTime, s.keys.trimmedHash()}
 	for {
-		cut, err := s.windowCut(spec)
+		cut, err := s.windowCut(l.spec)
 		if err != nil {
 			return nil, err
 		}
 		replies, err := pipeline(ctx, c, []command{
-			{"EVALSHA", evalArgs(windowTrimScript, keys, spec.name, cut, s.trimBatch)},
-			{"ZREVRANGE", []any{index, start, stop}},
+			{"EVALSHA", evalArgs(windowTrimScript, keys, l.field, cut, s.trimBatch)},
+			{"ZREVRANGE", []any{l.index, start, stop}},
 		})
 		if err != nil {
 			return nil, err
@@ -255,8 +303,7 @@ func (s *Store) windowPage(ctx context.Context, c redis.Conn, spec *orderSpec, i
 		if noScript(replies[0]) {
 			// Redis does not have the script yet: run it once on its own,
 			// which sends its source, then read the page again.
-			if _, err := s.trimming(ctx, c, windowTrimScript, keys,
-				func(cut string) []any { return []any{spec.name, cut, s.trimBatch} }, spec); err != nil {
+			if err := s.trimWindow(ctx, c, l); err != nil {
 				return nil, err
 			}
 			continue
@@ -268,14 +315,21 @@ func (s *Store) windowPage(ctx context.Context, c redis.Conn, spec *orderSpec, i
 		if word == replyOK {
 			page, err := redis.Values(replies[1], nil)
 			if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
-				return nil, fmt.Errorf("%w: %s is of the wrong type for ZREVRANGE", ErrCorrupt, index)
+				return nil, fmt.Errorf("%w: %s is of the wrong type for ZREVRANGE", ErrCorrupt, l.index)
 			}
 			return page, err
 		}
-		if err := trimReply(ctx, word, spec); err != nil {
+		if err := trimReply(ctx, word, l.spec); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// trimWindow trims a top-of-window listing to its window, in steps.
+func (s *Store) trimWindow(ctx context.Context, c redis.Conn, l listing) error {
+	_, err := s.trimming(ctx, c, windowTrimScript, []string{l.index, l.byTime, s.keys.trimmedHash()},
+		func(cut string) []any { return []any{l.field, cut, s.trimBatch} }, l.spec)
+	return err
 }
 
 // pageRange checks page and order and gives the order's row and the page's

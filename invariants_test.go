@@ -35,7 +35,11 @@ import (
 //     has its entry, equal to what its counters say (net votes, or Reddit's
 //     controversy); a top-of-window index holds every article posted after
 //     both its mark in trimmed: and the window's start, and none posted at
-//     or before its mark.
+//     or before its mark;
+//   - with live groups, each group's live index of each kept order holds
+//     the entries the site's index of that order would hold if it listed
+//     only the group's members (with the group's own mark for a window),
+//     with the same values, and there is no other live index.
 func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	e.t.Helper()
 	all := e.keys() // before c is taken: a test's pool may hold one connection
@@ -50,8 +54,8 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	}
 	now := e.clock.Now()
 	type counts struct {
-		posted   float64
-		up, down int64
+		posted, score float64
+		up, down      int64
 	}
 	articles := map[string]counts{}
 	for member, indexTime := range times {
@@ -106,7 +110,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			fail("article %s: counters %q/%q do not parse", id, h["votes"], h["downvotes"])
 			continue
 		}
-		articles[member] = counts{posted, votes, downvotes}
+		articles[member] = counts{posted, score, votes, downvotes}
 		if want := posted + weight*float64(votes-downvotes); math.Abs(score-want) > 1e-3 {
 			fail("article %s: score %v, want time %v + %v x (%d - %d) = %v", id, score, posted, weight, votes, downvotes, want)
 		}
@@ -126,25 +130,27 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 
-	for _, order := range e.store.Orders() {
-		if order == voting.ByScore || order == voting.ByTime {
-			continue
-		}
-		index := e.key(order.String() + ":")
+	// checkIndex checks an index of order: the site's, or a group's live
+	// one; belongs says which articles it lists, field is its mark's field
+	// in trimmed: if it has a window.
+	checkIndex := func(index, field string, order voting.Order, belongs func(member string) bool) {
 		entries, err := redis.StringMap(c.Do("ZRANGE", index, 0, -1, "WITHSCORES"))
 		if err != nil {
 			e.t.Fatalf("ZRANGE %s: %v", index, err)
 		}
 		window, isWindow := windows[order]
 		after := math.Inf(-1)
-		mark, err := redis.String(c.Do("HGET", e.key("trimmed:"), order.String()))
+		mark, err := redis.String(c.Do("HGET", e.key("trimmed:"), field))
 		if isWindow && err == nil {
 			if after, err = strconv.ParseFloat(mark, 64); err != nil {
-				fail("trimmed: %s = %q does not parse: %v", order, mark, err)
+				fail("trimmed: %s = %q does not parse: %v", field, mark, err)
 			}
 		}
 		start := float64(now.Add(-window).UnixMicro()) / 1e6
 		for member, a := range articles {
+			if !belongs(member) {
+				continue
+			}
 			value, in := entries[member]
 			if !in {
 				if !isWindow || a.posted > after && a.posted > start {
@@ -156,17 +162,31 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 				fail("%s holds %s, posted at %v, at or before its mark %v", index, member, a.posted, after)
 			}
 			want := float64(a.up - a.down)
-			if order == voting.ByControversy {
+			switch order {
+			case voting.ByScore:
+				want = a.score
+			case voting.ByTime:
+				want = a.posted
+			case voting.ByControversy:
 				want = controversy(a.up, a.down)
 			}
-			if got, _ := strconv.ParseFloat(value, 64); !nearly(got, want) {
-				fail("%s gives %s %v, its counters %d up, %d down say %v", index, member, got, a.up, a.down, want)
+			got, _ := strconv.ParseFloat(value, 64)
+			if order == voting.ByControversy && !nearly(got, want) || order != voting.ByControversy && got != want {
+				fail("%s gives %s %v, want %v (%d up, %d down)", index, member, got, want, a.up, a.down)
 			}
 		}
 		for member := range entries {
 			if _, ok := articles[member]; !ok {
 				fail("%s holds %s, which is no article of time:", index, member)
+			} else if !belongs(member) {
+				fail("%s holds %s, which does not belong in it", index, member)
 			}
+		}
+	}
+	everyArticle := func(string) bool { return true }
+	for _, order := range e.store.Orders() {
+		if order != voting.ByScore && order != voting.ByTime {
+			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle)
 		}
 	}
 
@@ -227,6 +247,33 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 		if n, err := redis.Int(c.Do("EXISTS", member)); err != nil || n != 1 {
 			fail("%s belongs to no article", record)
+		}
+	}
+	// With live groups, each group's live index of each kept order is the
+	// site's index of that order filtered to the group's members, with the
+	// same values; and every live index is of a kept order and a group.
+	if e.store.LiveGroups() {
+		groups := map[string]map[string]bool{} // group name -> member -> true
+		for member, names := range inGroups {
+			for _, name := range names {
+				if groups[name] == nil {
+					groups[name] = map[string]bool{}
+				}
+				groups[name][member] = true
+			}
+		}
+		kept := map[string]bool{}
+		for name, members := range groups {
+			for _, order := range e.store.Orders() {
+				index := e.key("live:" + order.String() + ":" + name)
+				kept[index] = true
+				checkIndex(index, order.String()+":"+name, order, func(m string) bool { return members[m] })
+			}
+		}
+		for _, k := range all {
+			if strings.HasPrefix(k, e.key("live:")) && !kept[k] {
+				fail("%s is the live index of no kept order of a group", k)
+			}
 		}
 	}
 	for _, index := range indexes {

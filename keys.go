@@ -28,6 +28,15 @@ package voting
 //	                              posting time up to which it has been trimmed
 //	<index><name>         zset    cached group listing of that order, as score:<name>
 //
+// With WithLiveGroups, instead of the cached group listings, one live index
+// per group per kept order, written by every post, vote and group change:
+//
+//	live:<index><name>    zset    the group's articles in that order's index, with the
+//	                              same scores: live:score:news, live:time:news,
+//	                              live:top-week:news
+//	trimmed:              hash    also the marks of live top-of-window indexes, in the
+//	                              field "<order>:<name>" ("top-week:news")
+//
 // The downvoted set and the downvotes field are this package's additions; the
 // book's code never reads them, and a hash without downvotes has none. Once
 // a voter set has expired (its counter is above zero and the set is gone),
@@ -41,8 +50,8 @@ type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group, record, trimmed string
-	indexes                                                        [len(orders)]string
+	article, score, time, voted, downvoted, group, record, trimmed, live string
+	indexes                                                              [len(orders)]string
 }
 
 const (
@@ -54,6 +63,7 @@ const (
 	groupPart     = "group:"
 	recordPart    = "groups:"
 	trimmedPart   = "trimmed:"
+	livePart      = "live:"
 )
 
 func newKeys(prefix string) keys {
@@ -65,6 +75,7 @@ func newKeys(prefix string) keys {
 		group:     prefix + groupPart,
 		record:    prefix + recordPart,
 		trimmed:   prefix + trimmedPart,
+		live:      prefix + livePart,
 	}
 	for i, spec := range orders {
 		k.indexes[i] = prefix + spec.key
@@ -109,3 +120,23 @@ func (k keys) recordPrefix() string         { return k.record }
 // groupCache is the book's cached intersection of a group with an index:
 // score:<name>, time:<name>, top-week:<name> and so on.
 func (k keys) groupCache(name string, o Order) string { return k.index(o) + name }
+
+// liveIndex is a group's live index of an order (WithLiveGroups):
+// live:score:<name>, live:top-week:<name> and so on. livePrefix is its name
+// before the order's key and the group's name, for the vote script, which
+// makes the names of an article's groups' indexes from its record.
+func (k keys) liveIndex(name string, o Order) string { return k.live + orders[o].key + name }
+func (k keys) livePrefix() string                    { return k.live }
+
+// markField is the field of trimmed: that holds the mark of a top-of-window
+// index of spec's order: the site's ("top-week") for group "", else the
+// group's live index's ("top-week:news"); "" for an order with no window.
+func markField(spec *orderSpec, group string) string {
+	switch {
+	case spec.window == 0:
+		return ""
+	case group == "":
+		return spec.name
+	}
+	return spec.name + ":" + group
+}

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A script is Lua source and its SHA-1, the name EVALSHA knows it by.
@@ -37,9 +38,10 @@ type script struct {
 	hashArg   any // hash as an argument, made once
 }
 
-// newScript puts the shared Lua functions before body.
+// newScript puts the shared Lua functions before body, and writes the
+// numbers the scripts share in place of their names.
 func newScript(body string) *script {
-	src := luaPrelude + body
+	src := luaConstants.Replace(luaPrelude + body)
 	sum := sha1.Sum([]byte(src))
 	hash := hex.EncodeToString(sum[:])
 	return &script{src: src, hash: hash, hashArg: hash}
@@ -67,12 +69,17 @@ func scriptError(op, word, detail string) error {
 	return fmt.Errorf("voting: %s: unexpected reply %q", op, strings.TrimSpace(word+" "+detail))
 }
 
-// luaPrelude holds the functions every script may use: try for reads that
-// Redis may refuse, and the rules of encoding.go for stored numbers.
-var luaPrelude = strings.NewReplacer(
+// luaConstants are the numbers of encoding.go and validate.go that the
+// scripts share, by the names the scripts give them.
+var luaConstants = strings.NewReplacer(
 	"MAX_SECONDS", formatFloat(maxSeconds),
 	"MAX_COUNT_DIGITS", strconv.Itoa(maxCountDigits),
-).Replace(`
+	"MAX_GROUP_BYTES", strconv.Itoa(utf8.UTFMax*MaxGroupLen),
+)
+
+// luaPrelude holds the functions every script may use: try for reads that
+// Redis may refuse, and the rules of encoding.go for stored numbers.
+const luaPrelude = `
 -- try runs a read. If Redis refuses it, it gives nil and the reply the
 -- script must return before it writes anything: a corrupt status for a key
 -- of the wrong type, else Redis's own error (an ACL's NOPERM, say).
@@ -111,10 +118,10 @@ local function count(s)
 	return nil
 end
 
--- checkSets checks that KEYS[first] to the last key are sets or missing,
--- as a write of member to each needs; it gives the reply to return if not.
-local function checkSets(first, member)
-	for i = first, #KEYS do
+-- checkSets checks that KEYS[first] to KEYS[last] are sets or missing, as
+-- a write of member to each needs; it gives the reply to return if not.
+local function checkSets(first, last, member)
+	for i = first, last do
 		local _, bad = try('SISMEMBER', KEYS[i], member)
 		if bad then
 			return bad
@@ -227,7 +234,7 @@ local function trim(window, trimmed, field, members, to)
 		redis.call('HSET', trimmed, field, to)
 	end
 end
-`)
+`
 
 // postScript posts an article: a new id, the hash, the poster's up-vote, an
 // entry in each kept index and the group memberships.
@@ -242,14 +249,15 @@ end
 // ahead); the first post into an index with no mark gives it one.
 var postScript = newScript(`
 local counter, byScore, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
--- Then the kept indexes beyond the book's two, then the groups' sets.
+-- Then the kept indexes beyond the book's two and, with live groups, each
+-- group's live index of each kept order; then the groups' sets.
 local articlePrefix, votedPrefix, downvotedPrefix = ARGV[1], ARGV[2], ARGV[3]
 local title, link, poster = ARGV[4], ARGV[5], ARGV[6]
 local posted, score, cutoffMillis = ARGV[7], ARGV[8], ARGV[9]
 local recordPrefix, extras = ARGV[10], tonumber(ARGV[11])
--- Then for each kept index: what it holds, its field in trimmed ('' for
--- none) and the posting time that leaves its window now; then the groups'
--- names, in the order of their sets in KEYS.
+-- Then for each of those indexes: what it holds, its field in trimmed (''
+-- for none) and the posting time that leaves its window now; then the
+-- groups' names, in the order of their sets in KEYS.
 local function extra(i)
 	return KEYS[4 + i], ARGV[9 + 3 * i], ARGV[10 + 3 * i], ARGV[11 + 3 * i]
 end
@@ -286,7 +294,7 @@ if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
 		end
 	end
 end
-bad = checkIndexes(2, 3) or checkIndexes(5, firstGroup - 1) or checkSets(firstGroup, article)
+bad = checkIndexes(2, 3) or checkIndexes(5, firstGroup - 1) or checkSets(firstGroup, #KEYS, article)
 if bad then
 	return bad
 end
@@ -294,7 +302,11 @@ end
 local values, marks = {}, {}
 for i = 1, extras do
 	local key, holds, field, cut = extra(i)
-	if holds == 'controversy' then
+	if holds == 'score' then
+		values[i] = score
+	elseif holds == 'time' then
+		values[i] = posted
+	elseif holds == 'controversy' then
 		values[i] = 0
 	else
 		values[i] = 1
@@ -353,18 +365,24 @@ return 'ok ' .. id
 // precision is lost.
 var voteScript = newScript(`
 local hash, byScore, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
--- Then the kept indexes beyond the book's two.
+-- Then the kept indexes beyond the book's two; then, with live groups, the
+-- article's record of its groups.
 local member, user, dir = ARGV[1], ARGV[2], ARGV[3]
 local now, cutoff = tonumber(ARGV[4]), tonumber(ARGV[5])
 -- ARGV[6] to ARGV[10]: the score change for a net change of -2 to 2.
 local function scoreChange(net)
 	return ARGV[8 + net]
 end
--- Then what each kept index holds: 'net' or 'controversy'.
+-- ARGV[11]: the number of kept indexes; then what each holds: 'net' or
+-- 'controversy'.
+local extras = tonumber(ARGV[11])
 local function extra(i)
-	return KEYS[4 + i], ARGV[10 + i]
+	return KEYS[4 + i], ARGV[11 + i]
 end
-local extras = #KEYS - 4
+-- Then, with live groups: the live indexes' prefix, and for each kept order
+-- a vote moves, its index's key (after the prefix) and what it holds.
+local livePrefix, firstLive = ARGV[12 + extras], 13 + extras
+local record = KEYS[5 + extras]
 
 local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
 if bad then
@@ -433,9 +451,39 @@ if not finite(score + tonumber(change)) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
 end
 local ttl = string.format('%d', math.ceil((closes - now) * 1000))
-bad = checkIndexes(5, #KEYS)
+bad = checkIndexes(5, 4 + extras)
 if bad then
 	return bad
+end
+-- The article's groups' live indexes that hold it, and what each holds.
+-- Their names are made here from the record, not passed in KEYS: the
+-- caller cannot know the groups without a round trip of its own. This is
+-- the one script that reaches keys not named in KEYS; with the namespace's
+-- prefix they share its Redis Cluster slot, since a group name holds no
+-- brace.
+local live = {}
+if record then
+	local names
+	names, bad = try('SMEMBERS', record)
+	if bad then
+		return bad
+	end
+	for _, name in ipairs(names) do
+		if name == '' or #name > MAX_GROUP_BYTES or string.find(name, '[{}:%c ]') then
+			return 'corrupt ' .. record .. ' holds ' .. string.format('%q', name) .. ', not a group name'
+		end
+		for j = firstLive, #ARGV, 2 do
+			local key = livePrefix .. ARGV[j] .. name
+			local has
+			has, bad = try('ZSCORE', key, member)
+			if bad then
+				return bad
+			end
+			if has then
+				live[#live + 1] = {key, ARGV[j + 1]}
+			end
+		end
+	end
 end
 
 if up > 0 then
@@ -468,14 +516,44 @@ for i = 1, extras do
 		redis.call('ZADD', key, 'XX', 'INCR', up - down, member)
 	end
 end
+-- A live index takes the article's new value, equal to the site's.
+for _, l in ipairs(live) do
+	local key, holds = l[1], l[2]
+	local value
+	if holds == 'score' then
+		value = number(score + tonumber(change))
+	elseif holds == 'controversy' then
+		value = number(controversy(ups + up, downs + down))
+	else
+		value = (ups + up) - (downs + down)
+	end
+	redis.call('ZADD', key, value, member)
+end
 return 'ok'
 `)
 
 // addGroupsScript adds an existing article, one Article finds, to groups,
-// and the groups to the article's record of its groups.
+// and the groups to the article's record of its groups. With live groups,
+// each group's live index of each kept order takes the article with its
+// value in the site's index of that order; one the site's index lacks (an
+// order kept since the article was posted, before Reindex) stays out, as
+// does one a top-of-window index has trimmed or would.
 var addGroupsScript = newScript(`
-local hash, byScore, record = KEYS[1], KEYS[2], KEYS[3] -- then the groups' sets
-local member = ARGV[1] -- then the groups' names, in the order of their sets
+local hash, byScore, record, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Then, with live groups, the site's index of each kept order; then the
+-- groups' sets; then each group's live index of each kept order, a group
+-- at a time.
+local member, groups, indexes = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+-- Then for each kept order: its name if it has a window ('' if not) and the
+-- posting time that leaves the window now; then the groups' names, in the
+-- order of their sets.
+local function site(i)
+	return KEYS[4 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+end
+local firstSet, beforeNames = 5 + indexes, 3 + 2 * indexes
+local function liveIndex(g, i)
+	return KEYS[4 + indexes + groups + (g - 1) * indexes + i]
+end
 
 local posted, bad = try('HGET', hash, 'time')
 if bad then
@@ -489,32 +567,75 @@ end
 if not posted or not score then
 	return 'notfound'
 end
-bad = checkSets(3, member)
+bad = checkSets(3, 3, member) or checkSets(firstSet, firstSet + groups - 1, member)
+	or checkIndexes(firstSet + groups, #KEYS)
 if bad then
 	return bad
 end
+local entries = {} -- the live indexes to write: key, value
+if indexes > 0 then
+	local t = seconds(posted)
+	if not t then
+		return 'corrupt ' .. hash .. ' field time ' .. string.format('%q', posted) .. ' is not Unix seconds'
+	end
+	local values = {}
+	for i = 1, indexes do
+		values[i], bad = try('ZSCORE', (site(i)), member)
+		if bad then
+			return bad
+		end
+	end
+	for g = 1, groups do
+		local name = ARGV[beforeNames + g]
+		for i = 1, indexes do
+			local _, window, cut = site(i)
+			local value = values[i]
+			if value and window ~= '' then
+				local m
+				m, bad = mark(trimmed, window .. ':' .. name)
+				if bad then
+					return bad
+				end
+				if t <= tonumber(cut) or (m and t <= tonumber(m)) then
+					value = nil
+				end
+			end
+			if value then
+				entries[#entries + 1] = {liveIndex(g, i), value}
+			end
+		end
+	end
+end
 
-for i = 4, #KEYS do
+for i = firstSet, firstSet + groups - 1 do
 	redis.call('SADD', KEYS[i], member)
 end
-redis.call('SADD', record, unpack(ARGV, 2))
+redis.call('SADD', record, unpack(ARGV, beforeNames + 1))
+for _, e in ipairs(entries) do
+	redis.call('ZADD', e[1], e[2], member)
+end
 return 'ok'
 `)
 
 // removeGroupsScript takes an article out of groups, and the groups out of
-// its record. It does not ask whether the article exists, so that members
-// left behind can be cleaned up.
+// its record; with live groups, out of each group's live indexes too. It
+// does not ask whether the article exists, so that members left behind can
+// be cleaned up.
 var removeGroupsScript = newScript(`
-local record = KEYS[1] -- then the groups' sets
+local record = KEYS[1] -- then the groups' sets, then their live indexes
 local member = ARGV[1] -- then the groups' names, in the order of their sets
+local groups = #ARGV - 1
 
-local bad = checkSets(1, member)
+local bad = checkSets(1, 1 + groups, member) or checkIndexes(2 + groups, #KEYS)
 if bad then
 	return bad
 end
 
-for i = 2, #KEYS do
+for i = 2, 1 + groups do
 	redis.call('SREM', KEYS[i], member)
+end
+for i = 2 + groups, #KEYS do
+	redis.call('ZREM', KEYS[i], member)
 end
 redis.call('SREM', record, unpack(ARGV, 2))
 return 'ok'
@@ -678,23 +799,38 @@ end
 return {tostring(#articles), tostring(skipped), nextFrom}
 `)
 
-// recordScript is one step of Reindex's building of the records of
-// articles' groups from a group's set, for articles the book's code put in
-// groups: it scans a few of the set's members from a cursor and adds the
-// group's name to the record of each that is an article of the namespace.
-// It answers the cursor to go on from ('0' once the scan is done), the
+// recordScript is one step of Reindex's walk of a group's set: it scans a
+// few of the set's members from a cursor and adds the group's name to the
+// record of each that is an article of the namespace, for articles the
+// book's code put in groups; with live groups it also sets each article's
+// entry in the group's live index of each kept order to its value in the
+// site's index of that order (one the site's index lacks stays out, and a
+// top-of-window index takes only articles posted after its mark and its
+// cut). It answers the cursor to go on from ('0' once the scan is done), the
 // records written and the members skipped (not an article, or one whose hash
 // is gone). The records' keys are made from the prefix, not passed in KEYS:
 // with the namespace's prefix they share its Redis Cluster slot.
 var recordScript = newScript(`
-local group = KEYS[1]
+local group, trimmed = KEYS[1], KEYS[2]
+-- Then, with live groups, the site's index of each kept order (the score
+-- index first, the time index second), then the group's live index of each.
 local cursor, count, name, articlePrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local indexes = tonumber(ARGV[6])
+-- Then for each kept order: the field of the mark of the group's live
+-- index in trimmed ('' for no window) and the posting time that leaves the
+-- window now.
+local function site(i)
+	return KEYS[2 + i], ARGV[5 + 2 * i], ARGV[6 + 2 * i]
+end
+local function liveIndex(i)
+	return KEYS[2 + indexes + i]
+end
 
 local scanned, bad = try('SSCAN', group, cursor, 'COUNT', count)
 if bad then
 	return bad
 end
-local records, skipped = {}, 0
+local members, records, skipped = {}, {}, 0
 for _, member in ipairs(scanned[2]) do
 	local id = string.sub(member, #articlePrefix + 1)
 	if string.sub(member, 1, #articlePrefix) == articlePrefix and string.match(id, '^[1-9]%d*$')
@@ -705,14 +841,56 @@ for _, member in ipairs(scanned[2]) do
 		if bad then
 			return bad
 		end
+		members[#members + 1] = member
 		records[#records + 1] = record
 	else
 		skipped = skipped + 1
 	end
 end
+local entries = {} -- for each live index, ZADD's arguments
+if indexes > 0 and #members > 0 then
+	bad = checkIndexes(3 + indexes, #KEYS)
+	if bad then
+		return bad
+	end
+	local values = {}
+	for i = 1, indexes do
+		values[i], bad = try('ZMSCORE', (site(i)), unpack(members))
+		if bad then
+			return bad
+		end
+	end
+	local scores, times = values[1], values[2]
+	for i = 1, indexes do
+		local _, field, cut = site(i)
+		local after
+		if field ~= '' then
+			local m
+			m, bad = mark(trimmed, field)
+			if bad then
+				return bad
+			end
+			after = math.max(tonumber(m or cut), tonumber(cut))
+		end
+		local args = {}
+		for j, member in ipairs(members) do
+			local value = values[i][j]
+			if value and scores[j] and (not after or tonumber(times[j]) > after) then
+				args[#args + 1] = value
+				args[#args + 1] = member
+			end
+		end
+		entries[i] = args
+	end
+end
 
 for _, record in ipairs(records) do
 	redis.call('SADD', record, name)
+end
+for i, args in pairs(entries) do
+	for j = 1, #args, 1000 do
+		redis.call('ZADD', liveIndex(i), unpack(args, j, math.min(j + 999, #args)))
+	end
 end
 return {scanned[1], tostring(#records), tostring(skipped)}
 `)

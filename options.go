@@ -46,6 +46,7 @@ type config struct {
 	groupTTL time.Duration
 	now      func() time.Time
 	orders   []Order
+	live     bool
 }
 
 func defaultConfig() config {
@@ -115,6 +116,20 @@ func WithClock(now func() time.Time) Option {
 // costs.
 func WithOrders(orders ...Order) Option {
 	return func(c *config) { c.orders = append(c.orders, orders...) }
+}
+
+// WithLiveGroups keeps a sorted set per group for each kept order, updated
+// by every post, vote and group change in the same atomic step, instead of
+// the book's cached intersection of a group with an index. GetGroupArticles
+// then reads it directly: a group page costs what a site page costs, at any
+// size, and is never stale. It costs each post and group change one write
+// per group per kept order, each vote one per group per order a vote moves
+// (all kept orders but ByTime), and memory for one entry per article per
+// group per kept order (see the README). Groups written before live groups
+// were on (by a Store without them, or by the book's code) join their live
+// indexes when Reindex runs. Every Store of a namespace should agree on it.
+func WithLiveGroups() Option {
+	return func(c *config) { c.live = true }
 }
 
 func (c config) validate() error {

@@ -402,17 +402,29 @@ func (e *env) bookVote(user, id string) {
 
 // TestReindexFromTheBooksLayout: articles written by the book's own code,
 // listed by every order once Reindex has run, with listings compared to the
-// model; Reindex runs again to the same result.
+// model; Reindex runs again to the same result. With live groups, Reindex
+// builds the groups' live indexes too, each the site's listing filtered to
+// the group.
 func TestReindexFromTheBooksLayout(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) { testReindexFromTheBooksLayout(t, live) })
+	}
+}
+
+func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 	e := newEnv(t)
 	s := newSite(t, e)
 	rng := rand.New(rand.NewSource(5))
+	groups := []string{"books", "films"}
 	for i := 1; i <= 30; i++ {
 		e.advance(randomDuration(rng, 20*24*time.Hour))
 		id := fmt.Sprint(i)
 		e.bookPost(id, "poster", float64(e.clock.Now().UnixMicro())/1e6)
-		e.do("SADD", e.key("group:books"), e.article(id))
-		s.articles[id] = &rankedArticle{id: id, posted: e.clock.Now(), up: 1, groups: map[string]bool{"books": true}}
+		s.articles[id] = &rankedArticle{id: id, posted: e.clock.Now(), up: 1, groups: map[string]bool{}}
+		for _, g := range groups[:1+i%2] {
+			e.do("SADD", e.key("group:"+g), e.article(id))
+			s.articles[id].groups[g] = true
+		}
 		for v := range rng.Intn(5) {
 			e.bookVote(fmt.Sprintf("reader%d", v), id)
 			s.articles[id].up++
@@ -420,8 +432,12 @@ func TestReindexFromTheBooksLayout(t *testing.T) {
 	}
 	e.advance(2 * time.Hour)
 
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
-		voting.WithOrders(extraOrders...), voting.WithPageSize(7), voting.WithGroupCacheTTL(0))
+	opts := []voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		voting.WithOrders(extraOrders...), voting.WithPageSize(7), voting.WithGroupCacheTTL(0)}
+	if live {
+		opts = append(opts, voting.WithLiveGroups())
+	}
+	all, err := voting.New(e.pool, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,24 +451,34 @@ func TestReindexFromTheBooksLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// At least: a SCAN for the groups, a step of the group's records, 4
-	// window trims, then 30 articles in steps of 6 and a last step that
-	// finds the walk's end.
-	if done.Articles != 30 || done.Skipped != 0 || done.Groups != 1 || done.Steps < 1+1+4+6 ||
+	// At least: 4 window trims, 30 articles in steps of 6 and a last step
+	// that finds the walk's end, a SCAN for the groups and a step of each
+	// group's records.
+	if done.Articles != 30 || done.Skipped != 0 || done.Groups != 2 || done.Steps < 4+6+1+2 ||
 		len(reports) != done.Steps || reports[len(reports)-1] != done {
 		t.Errorf("Reindex gave %+v, reports %+v", done, reports)
 	}
-	for id := range s.articles {
-		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != "books" {
-			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [books]", id, got, err)
+	for id, a := range s.articles {
+		want := "books"
+		if a.groups["films"] {
+			want = "books films"
+		}
+		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != want {
+			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
 		}
 	}
-	s.check(all, "books")
+	s.check(all, groups...)
+	if live {
+		s.checkLive(all, "after Reindex", groups...)
+	}
 	again, err := all.ReindexWithProgress(context.Background(), nil)
 	if err != nil || again.Articles != 30 {
 		t.Errorf("Reindex again: %+v, %v", again, err)
 	}
-	s.check(all, "books")
+	s.check(all, groups...)
+	if live {
+		s.checkLive(all, "after Reindex again", groups...)
+	}
 	e.store = all
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

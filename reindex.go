@@ -35,9 +35,11 @@ type ReindexProgress struct {
 
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
 // articles that were posted or voted on before the order was kept: by this
-// library with other options, or by the book's own code; and the records of
+// library with other options, or by the book's own code; the records of
 // articles' groups (see ArticleGroups) from the groups' sets, for articles
-// the book's code put in groups. It is ReindexWithProgress with no progress
+// the book's code put in groups; and, with live groups (WithLiveGroups),
+// each group's live indexes. So a site written by the book's code switches
+// to live groups with one call. It is ReindexWithProgress with no progress
 // report.
 func (s *Store) Reindex(ctx context.Context) error {
 	_, err := s.ReindexWithProgress(ctx, nil)
@@ -47,23 +49,30 @@ func (s *Store) Reindex(ctx context.Context) error {
 // ReindexWithProgress is Reindex, calling progress (if not nil) after each
 // step with the counts so far, and returning the final counts.
 //
-// It first builds the records of articles' groups: it finds the
-// namespace's groups with SCAN (on a Redis Cluster, on the node that holds
-// the namespace's slot; SCAN reads every key of that node, the namespace's
-// and others', a few hundred a step) and walks each group's set with SSCAN.
-// Then it walks the time index, oldest article first, a hundred articles a
-// step, and sets each article's entry in each kept index from its counters;
-// a top-of-window index takes only the articles posted within its window,
-// and is first trimmed of those that have aged out. Each step is one atomic
-// script of a few milliseconds at most, so other clients of the same Redis
-// wait no longer than that. Reindex is safe to run while the site takes
-// posts and votes (a step sets what the counters say at that moment; a vote
-// after it moves the entry as usual), and to run again; a call ended by its
-// context or an error can simply be run again. Its first step checks every
-// index it writes, so that an index of the wrong type (ErrCorrupt, naming
-// it) stops it before it writes anything; a record of the wrong type stops
-// it when met. With no order kept beyond ByScore and ByTime, it builds the
-// records alone.
+// With orders kept beyond ByScore and ByTime, it first walks the time
+// index, oldest article first, a hundred articles a step, and sets each
+// article's entry in each kept index from its counters; a top-of-window
+// index takes only the articles posted within its window, and is first
+// trimmed of those that have aged out. Then it finds the namespace's groups
+// with SCAN (on a Redis Cluster, on the node that holds the namespace's
+// slot; SCAN reads every key of that node, the namespace's and others', a
+// few hundred a step) and walks each group's set with SSCAN, a few hundred
+// members a step, adding the group to each article's record and, with live
+// groups, setting the article's entry in each of the group's live indexes
+// to its entry in the site's index of that order.
+//
+// Each step is one atomic script of a few milliseconds at most, so other
+// clients of the same Redis wait no longer than that. Reindex is safe to
+// run while the site takes posts and votes (a step sets what the indexes
+// say at that moment; a vote after it moves the entry as usual), and to run
+// again; a call ended by its context or an error can simply be run again.
+// Its first step checks every site index it writes, so that an index of the
+// wrong type (ErrCorrupt, naming it) stops it before it writes anything; a
+// record or a live index of the wrong type stops it when met.
+//
+// It adds, and never removes: an article the book's code took out of a
+// group keeps its place in the record and the group's live indexes until
+// RemoveFromGroups takes it out.
 func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexProgress)) (ReindexProgress, error) {
 	var done ReindexProgress
 	step := func() {
@@ -98,59 +107,60 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 		}
 		return articles, skipped, next, nil
 	}
-	// A first step checks every index key the others write, so that a key
-	// of the wrong type stops Reindex before it has written anything.
 	if len(s.extra) > 0 {
-		if _, _, _, err := walk("-inf", 0); err != nil {
+		if err := s.reindexOrders(ctx, walk, &done, step); err != nil {
 			return done, fmt.Errorf("voting: reindex: %w", err)
 		}
 	}
-	if err := s.reindexRecords(ctx, &done, step); err != nil {
+	if err := s.reindexGroups(ctx, &done, step); err != nil {
 		return done, fmt.Errorf("voting: reindex: %w", err)
 	}
-	if len(s.extra) == 0 {
-		return done, nil
+	return done, nil
+}
+
+// reindexOrders builds the site's indexes of the kept orders beyond the
+// book's two: a first step checks every index key the others write, so that
+// a key of the wrong type stops Reindex before it has written anything; then
+// each window is trimmed, so that its mark is where the window starts and
+// the walk adds only what belongs; then the walk of the time index.
+func (s *Store) reindexOrders(ctx context.Context, walk func(from string, batch int) (int, int, string, error),
+	done *ReindexProgress, step func()) error {
+	if _, _, _, err := walk("-inf", 0); err != nil {
+		return err
 	}
-	// Trim each window, so that its mark is where the window starts and
-	// the walk adds only what belongs.
 	for _, x := range s.extra {
 		spec := &orders[x.order]
 		if spec.window == 0 {
 			continue
 		}
-		err := s.session(ctx, func(c redis.Conn) error {
-			_, err := s.trimming(ctx, c, windowTrimScript,
-				[]string{x.key, s.keys.timeIndex(), s.keys.trimmedHash()},
-				func(cut string) []any { return []any{spec.name, cut, s.trimBatch} }, spec)
-			return err
-		})
+		err := s.session(ctx, func(c redis.Conn) error { return s.trimWindow(ctx, c, s.siteListing(x.order)) })
 		if err != nil {
-			return done, fmt.Errorf("voting: reindex: trim %s: %w", spec.name, err)
+			return fmt.Errorf("trim %s: %w", spec.name, err)
 		}
 		step()
 	}
 	for from := "-inf"; from != ""; {
 		articles, skipped, next, err := walk(from, s.reindexBatch)
 		if err != nil {
-			return done, fmt.Errorf("voting: reindex: %w", err)
+			return err
 		}
 		from = next
 		done.Articles += articles
 		done.Skipped += skipped
 		step()
 	}
-	return done, nil
+	return nil
 }
 
 // scanCount is how many keys one SCAN of Reindex asks for, and how many
 // members of a group one step of its records reads.
 const scanCount = 500
 
-// reindexRecords finds the namespace's groups with SCAN, on a Redis
-// Cluster on the node that holds the namespace's slot, and builds from each
-// group's set the records of its articles' groups, a few hundred members a
-// step.
-func (s *Store) reindexRecords(ctx context.Context, done *ReindexProgress, step func()) error {
+// reindexGroups finds the namespace's groups with SCAN, on a Redis Cluster
+// on the node that holds the namespace's slot, and builds from each group's
+// set the records of its articles' groups and, with live groups, the
+// group's live indexes, a few hundred members a step.
+func (s *Store) reindexGroups(ctx context.Context, done *ReindexProgress, step func()) error {
 	pattern := globEscape(s.keys.groupSet("")) + "*"
 	for cursor := "0"; ; {
 		var found []string
@@ -170,10 +180,9 @@ func (s *Store) reindexRecords(ctx context.Context, done *ReindexProgress, step 
 			if checkGroup(name) != nil {
 				continue // not a group this package names
 			}
-			if err := s.recordGroup(ctx, key, name, step); err != nil {
+			if err := s.recordGroup(ctx, key, name, done, step); err != nil {
 				return err
 			}
-			done.Groups++
 		}
 		if cursor == "0" {
 			return nil
@@ -181,12 +190,31 @@ func (s *Store) reindexRecords(ctx context.Context, done *ReindexProgress, step 
 	}
 }
 
-// recordGroup adds name to the record of each article in the group's set
-// key, in steps.
-func (s *Store) recordGroup(ctx context.Context, key, name string, step func()) error {
+// recordGroup walks the group's set key, in steps: it adds name to the
+// record of each of its articles and, with live groups, sets the article's
+// entries in the group's live indexes. The group counts as done with its
+// last step.
+func (s *Store) recordGroup(ctx context.Context, key, name string, done *ReindexProgress, step func()) error {
+	keys := []string{key, s.keys.trimmedHash()}
+	args := []any{"0", scanCount, name, s.keys.articlePrefix(), s.keys.recordPrefix(), 0}
+	if s.live {
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return err
+		}
+		args[5] = len(s.kept)
+		for _, o := range s.kept {
+			keys = append(keys, s.keys.index(o))
+			args = append(args, markField(&orders[o], name), "")
+			if spec := &orders[o]; spec.window > 0 {
+				args[len(args)-1] = spec.cut(now)
+			}
+		}
+		keys = s.appendLiveIndexes(keys, []string{name})
+	}
 	for cursor := "0"; ; {
-		reply, err := s.script(ctx, recordScript, []string{key},
-			cursor, scanCount, name, s.keys.articlePrefix(), s.keys.recordPrefix())
+		args[0] = cursor
+		reply, err := s.script(ctx, recordScript, keys, args...)
 		if err != nil {
 			return fmt.Errorf("records of group %s: %w", name, err)
 		}
@@ -200,6 +228,9 @@ func (s *Store) recordGroup(ctx context.Context, key, name string, step func()) 
 		}
 		if err != nil {
 			return fmt.Errorf("records of group %s: unexpected reply %v: %w", name, reply, err)
+		}
+		if cursor == "0" {
+			done.Groups++
 		}
 		step()
 		if cursor == "0" {

@@ -107,8 +107,13 @@ type Store struct {
 	// the post and vote scripts take them.
 	keeps [len(orders)]bool
 	extra []keptIndex
-	// voteExtra is what each of extra holds, as the vote script's last
-	// arguments.
+	// kept are the kept orders, in the order of the table.
+	kept []Order
+	// live is whether the Store keeps live group indexes (WithLiveGroups).
+	live bool
+	// voteExtra are the vote script's last arguments: the number of extra,
+	// what each holds, and with live groups the live indexes' prefix and
+	// the key and kind of each kept order a vote moves.
 	voteExtra []any
 	// trimBatch is how many aged-out articles a listing takes out of a
 	// top-of-window index in one step.
@@ -159,8 +164,19 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		reindexBatch: defaultReindexBatch,
 	}
 	s.keeps, s.extra = keptOrders(cfg.orders, s.keys)
+	s.kept = s.Orders()
+	s.live = cfg.live
+	s.voteExtra = append(s.voteExtra, len(s.extra))
 	for _, x := range s.extra {
 		s.voteExtra = append(s.voteExtra, string(orders[x.order].holds))
+	}
+	if s.live {
+		s.voteExtra = append(s.voteExtra, s.keys.livePrefix())
+		for _, o := range s.kept {
+			if spec := &orders[o]; spec.holds != holdsTime {
+				s.voteExtra = append(s.voteExtra, spec.key, string(spec.holds))
+			}
+		}
 	}
 	s.voteArgs[0] = formatFloat(s.cutoff.Seconds())
 	for net := -2; net <= 2; net++ {
@@ -215,10 +231,13 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	}
 	k := s.keys
 	member := k.articleHash(articleID)
-	keys := make([]string, 4, 4+len(s.extra))
+	keys := make([]string, 4, 5+len(s.extra))
 	keys[0], keys[1], keys[2], keys[3] = member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)
 	for _, x := range s.extra {
 		keys = append(keys, x.key)
+	}
+	if s.live {
+		keys = append(keys, k.groupRecord(articleID))
 	}
 	var reply string
 	err := s.session(ctx, func(c redis.Conn) error {
@@ -229,7 +248,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		args := append(make([]any, 0, 10+len(orders)), member, user, word, unixSeconds(now), s.voteArgs[0],
+		args := append(make([]any, 0, 10+len(s.voteExtra)), member, user, word, unixSeconds(now), s.voteArgs[0],
 			s.voteArgs[1], s.voteArgs[2], s.voteArgs[3], s.voteArgs[4], s.voteArgs[5])
 		reply, err = redis.String(run(ctx, c, voteScript, keys, append(args, s.voteExtra...)...))
 		return err
