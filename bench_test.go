@@ -205,7 +205,7 @@ func withConn(trips *roundtrip.Pool, op func(redis.Conn) error) error {
 // fill writes n articles in the book's layout with pipelining, all open for
 // voting, and puts every article whose number is below groupSize in the
 // group "big". It returns the ids, oldest first.
-func fill(b *testing.B, e *env, n, groupSize int) []string {
+func fill(b testing.TB, e *env, n, groupSize int) []string {
 	b.Helper()
 	c := e.pipeConn()
 	defer c.Close()
@@ -1345,4 +1345,89 @@ func BenchmarkReindex(b *testing.B) {
 			b.ReportMetric(float64(steps), "steps/op")
 		})
 	})
+}
+
+// BenchmarkLiveGroups: with live groups, page 1 of a group that holds every
+// article against page 1 of the site, by score and by time, over 10^6
+// articles on a real server (10^4 on miniredis, 10^3 with -short); and a
+// vote on an article in two groups with live groups on against off, with
+// only ByScore and ByTime kept. The live indexes are built by Reindex after
+// fill.
+func BenchmarkLiveGroups(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		n := 1_000_000
+		switch {
+		case testing.Short():
+			n = 1_000
+		case !e.real():
+			n = 10_000
+		}
+		ids := fill(b, e, n, n)
+		voted := ids[:1000]
+		c := e.pipeConn()
+		for _, id := range voted {
+			c.Send("SADD", e.key("group:second"), e.article(id))
+		}
+		if _, err := c.Do(""); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+		live, err := storeOn(e.pool, e, voting.WithLiveGroups())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := live.Reindex(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+			b.Run(fmt.Sprintf("GetArticles/%v/articles=%d", order, n), func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithLiveGroups())
+				measure(b, trips, func(int) error { return full(s.GetArticles(ctx, 1, order)) })
+			})
+			b.Run(fmt.Sprintf("GetGroupArticles-live/%v/articles=%d", order, n), func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithLiveGroups())
+				measure(b, trips, func(int) error { return full(s.GetGroupArticles(ctx, "big", 1, order)) })
+			})
+		}
+		var users atomic.Int64
+		for _, on := range []bool{false, true} {
+			name := map[bool]string{false: "Vote-2-groups/live-off", true: "Vote-2-groups/live"}[on]
+			b.Run(name, func(b *testing.B) {
+				var opts []voting.Option
+				if on {
+					opts = append(opts, voting.WithLiveGroups())
+				}
+				s, trips := counted(b, e, opts...)
+				measure(b, trips, func(i int) error {
+					return s.Vote(ctx, "l"+strconv.FormatInt(users.Add(1), 10), voted[(i+len(voted))%len(voted)], voting.Up)
+				})
+			})
+		}
+	})
+}
+
+// TestMemoryPerLiveEntry measures, on a real server, what a group's live
+// index of each order costs per article, as the README quotes it (go test
+// -v -run MemoryPerLiveEntry), and fails if an entry grows past a bound.
+func TestMemoryPerLiveEntry(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	if !e.real() {
+		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
+	}
+	const n = 2000
+	for i := 0; i < n; i++ {
+		e.advance(time.Minute) // all within a day, so in every window
+		e.post(fmt.Sprintf("user%06d", i%5000), "A headline", "news")
+	}
+	var all int64
+	for _, order := range voting.Orders() {
+		key := e.key("live:" + order.String() + ":news")
+		perEntry := e.int("MEMORY", "USAGE", key, "SAMPLES", 0) / n
+		all += perEntry
+		t.Logf("%-12s %3d B per article in the group (members %q)", order, perEntry, e.article("1234"))
+		if perEntry > 160 {
+			t.Errorf("%s takes %d B per article, more than 160", key, perEntry)
+		}
+	}
+	t.Logf("all %d orders: %d B per article per group", len(voting.Orders()), all)
 }

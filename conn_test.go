@@ -151,6 +151,12 @@ func connKinds(t *testing.T, pool *redis.Pool, prefix string, timeouts *[]time.D
 		}
 		stores[name] = s
 	}
+	// And one with live groups, whose group calls take other paths.
+	live, err := voting.New(pools["timeout"], voting.WithPrefix(prefix), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores["timeout, live groups"] = live
 	return stores
 }
 

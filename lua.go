@@ -572,7 +572,7 @@ bad = checkSets(3, 3, member) or checkSets(firstSet, firstSet + groups - 1, memb
 if bad then
 	return bad
 end
-local entries = {} -- the live indexes to write: key, value
+local entries, marks = {}, {} -- the live indexes to write: key, value; new marks
 if indexes > 0 then
 	local t = seconds(posted)
 	if not t then
@@ -590,14 +590,19 @@ if indexes > 0 then
 		for i = 1, indexes do
 			local _, window, cut = site(i)
 			local value = values[i]
-			if value and window ~= '' then
+			if window ~= '' then
+				local field = window .. ':' .. name
 				local m
-				m, bad = mark(trimmed, window .. ':' .. name)
+				m, bad = mark(trimmed, field)
 				if bad then
 					return bad
 				end
 				if t <= tonumber(cut) or (m and t <= tonumber(m)) then
 					value = nil
+				end
+				-- As a post does, give an empty window with no mark one.
+				if not m and redis.call('ZCARD', liveIndex(g, i)) == 0 then
+					marks[field] = cut
 				end
 			end
 			if value then
@@ -613,6 +618,9 @@ end
 redis.call('SADD', record, unpack(ARGV, beforeNames + 1))
 for _, e in ipairs(entries) do
 	redis.call('ZADD', e[1], e[2], member)
+end
+for field, cut in pairs(marks) do
+	redis.call('HSET', trimmed, field, cut)
 end
 return 'ok'
 `)
@@ -847,7 +855,7 @@ for _, member in ipairs(scanned[2]) do
 		skipped = skipped + 1
 	end
 end
-local entries = {} -- for each live index, ZADD's arguments
+local entries, marks = {}, {} -- for each live index, ZADD's arguments; new marks
 if indexes > 0 and #members > 0 then
 	bad = checkIndexes(3 + indexes, #KEYS)
 	if bad then
@@ -871,6 +879,11 @@ if indexes > 0 and #members > 0 then
 				return bad
 			end
 			after = math.max(tonumber(m or cut), tonumber(cut))
+			-- A first mark for an empty window, as a post gives, so that
+			-- its first trim need not walk the group's past.
+			if not m and redis.call('ZCARD', liveIndex(i)) == 0 then
+				marks[field] = cut
+			end
 		end
 		local args = {}
 		for j, member in ipairs(members) do
@@ -891,6 +904,9 @@ for i, args in pairs(entries) do
 	for j = 1, #args, 1000 do
 		redis.call('ZADD', liveIndex(i), unpack(args, j, math.min(j + 999, #args)))
 	end
+end
+for field, cut in pairs(marks) do
+	redis.call('HSET', trimmed, field, cut)
 end
 return {scanned[1], tostring(#records), tostring(skipped)}
 `)

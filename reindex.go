@@ -153,8 +153,22 @@ func (s *Store) reindexOrders(ctx context.Context, walk func(from string, batch 
 }
 
 // scanCount is how many keys one SCAN of Reindex asks for, and how many
-// members of a group one step of its records reads.
+// members of a group one step of its records reads without live groups.
 const scanCount = 500
+
+// liveEntriesPerStep is about how many entries in a group's live indexes
+// one step of Reindex sets: about 2 ms of Redis's time (BENCHMARKS.md), so
+// that with every order kept a step reads 50 of the group's members, and
+// with the book's two 200.
+const liveEntriesPerStep = 400
+
+// groupBatch is how many members of a group one step of Reindex reads.
+func (s *Store) groupBatch() int {
+	if !s.live {
+		return scanCount
+	}
+	return max(50, liveEntriesPerStep/len(s.kept))
+}
 
 // reindexGroups finds the namespace's groups with SCAN, on a Redis Cluster
 // on the node that holds the namespace's slot, and builds from each group's
@@ -196,7 +210,7 @@ func (s *Store) reindexGroups(ctx context.Context, done *ReindexProgress, step f
 // last step.
 func (s *Store) recordGroup(ctx context.Context, key, name string, done *ReindexProgress, step func()) error {
 	keys := []string{key, s.keys.trimmedHash()}
-	args := []any{"0", scanCount, name, s.keys.articlePrefix(), s.keys.recordPrefix(), 0}
+	args := []any{"0", s.groupBatch(), name, s.keys.articlePrefix(), s.keys.recordPrefix(), 0}
 	if s.live {
 		now := s.now()
 		if err := checkClock(now); err != nil {

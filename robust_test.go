@@ -502,6 +502,18 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			t.Errorf("%s as the ACL user: %v", name, err)
 		}
 	}
+	live, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := live.Reindex(ctx); err != nil {
+		t.Errorf("Reindex with live groups as the ACL user: %v", err)
+	}
+	for name, call := range calls(live, "1") {
+		if err := call(ctx); err != nil {
+			t.Errorf("%s with live groups as the ACL user: %v", name, err)
+		}
+	}
 	// With no prefix, the keys are outside the user's pattern.
 	outside, err := voting.New(pool)
 	if err != nil {
