@@ -348,6 +348,44 @@ func ExampleStore_Reindex() {
 	// 3 articles in the top of the week
 }
 
+// With live groups, a group's page is read from its own index, kept by
+// every post, vote and group change: a new post and a vote show in it at
+// once, as on the site's page, however large the group.
+func ExampleWithLiveGroups() {
+	addr, stop := exampleRedis()
+	defer stop()
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+	defer pool.Close()
+	ctx := context.Background()
+
+	store, err := voting.New(pool, voting.WithLiveGroups())
+	if err != nil {
+		log.Fatal(err)
+	}
+	first, err := store.PostArticle(ctx, "alice", "Redis streams", "https://example.com/streams", "redis")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := store.PostArticle(ctx, "bob", "Lua in Redis", "https://example.com/lua", "redis"); err != nil {
+		log.Fatal(err)
+	}
+	for _, user := range []string{"carol", "dave"} {
+		if err := store.Vote(ctx, user, first, voting.Up); err != nil {
+			log.Fatal(err)
+		}
+	}
+	page, err := store.GetGroupArticles(ctx, "redis", 1, voting.ByScore)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range page {
+		fmt.Printf("%-14s %d votes\n", a.Title, a.Votes)
+	}
+	// Output:
+	// Redis streams  3 votes
+	// Lua in Redis   1 votes
+}
+
 // A web handler takes the order from the query string by its name.
 func ExampleParseOrder() {
 	store, _, stop := exampleStore(voting.WithOrders(voting.TopWeek))

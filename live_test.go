@@ -304,3 +304,195 @@ func TestLiveVoteRefusesARecordOfNoGroup(t *testing.T) {
 		})
 	}
 }
+
+// storeAt is another Store on e's namespace whose clock stands at at, as a
+// server whose clock runs ahead would be.
+func storeAt(t *testing.T, e *env, at time.Time, opts ...voting.Option) *voting.Store {
+	t.Helper()
+	c := &clock{now: at}
+	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(c.Now)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLiveWindowsKeepTheirGroupsMark: a group's live window has a mark of
+// its own (trimmed: top-day:<group>), which a listing by a Store whose
+// clock runs ahead may move past an article's posting time; AddToGroups
+// and Reindex then leave that article out of the group's window, as a
+// post would, while it joins the group's other indexes; and a post into a
+// group follows the group's mark, not the site's.
+func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
+	opts := []voting.Option{voting.WithOrders(voting.TopDay), voting.WithLiveGroups()}
+	t.Run("AddToGroups", func(t *testing.T) {
+		e := newEnv(t, opts...)
+		id := e.post("alice", "first")
+		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
+		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		if e.hash(e.key("trimmed:"))["top-day:g"] == "" {
+			t.Fatalf("the listing ahead left no mark top-day:g: %v", e.hash(e.key("trimmed:")))
+		}
+		e.advance(time.Minute)
+		if err := e.store.AddToGroups(ctx, id, "g"); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
+		}
+		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
+			t.Errorf("live:score:g = %v, want the article", got)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+	t.Run("Reindex", func(t *testing.T) {
+		e := newEnv(t, voting.WithOrders(voting.TopDay)) // posts without live groups
+		e.post("alice", "first", "g")
+		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
+		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		e.advance(time.Minute)
+		live := storeAt(t, e, e.clock.Now(), opts...)
+		if err := live.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
+		}
+		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
+			t.Errorf("live:score:g = %v, want the article", got)
+		}
+		e.store = live
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+	t.Run("PostArticle", func(t *testing.T) {
+		e := newEnv(t, opts...)
+		e.post("alice", "first")
+		ahead := storeAt(t, e, e.clock.Now().Add(48*time.Hour), opts...)
+		if got, err := ahead.GetArticles(ctx, 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		e.advance(time.Hour)
+		id := e.post("bob", "second", "g")
+		// The site's window was trimmed past the post; the group's was not.
+		if got := e.zset(e.key("top-day:")); len(got) != 0 {
+			t.Errorf("top-day: = %v, want none", got)
+		}
+		if got, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || strings.Join(idsOf(got), " ") != id {
+			t.Errorf("group g by top-day = %v, %v; want [%s]", idsOf(got), err, id)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+}
+
+// TestLiveWindowsLeaveOutArticlesAtTheCut: an article posted exactly a
+// window ago is out of the window, so AddToGroups does not put it in the
+// group's live window.
+func TestLiveWindowsLeaveOutArticlesAtTheCut(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
+	id := e.post("alice", "first")
+	e.advance(24 * time.Hour)
+	if err := e.store.AddToGroups(ctx, id, "g"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+		t.Errorf("live:top-day:g = %v, want none", got)
+	}
+	if got, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+		t.Errorf("group g by top-day = %v, %v; want none", idsOf(got), err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLiveWindowsGetAFirstMark: a group's empty live window gets a first
+// mark at the window's start from the post, AddToGroups or Reindex that
+// first writes it, so that its first trim does not walk the group's past.
+func TestLiveWindowsGetAFirstMark(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
+	want := fmt.Sprint(e.clock.Now().Add(-24 * time.Hour).Unix())
+	id := e.post("alice", "first", "posted")
+	if err := e.store.AddToGroups(ctx, id, "added"); err != nil {
+		t.Fatal(err)
+	}
+	e.do("SADD", e.key("group:reindexed"), e.article(id))
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	marks := e.hash(e.key("trimmed:"))
+	for _, g := range []string{"posted", "added", "reindexed"} {
+		if got := marks["top-day:"+g]; got != want {
+			t.Errorf("trimmed: top-day:%s = %q, want %q", g, got, want)
+		}
+	}
+}
+
+// TestLiveVoteMovesEveryKind: one down-vote on an article in a group moves
+// its entries in the group's live indexes of every kind of order: score,
+// net votes and controversy, to exactly the site's values.
+func TestLiveVoteMovesEveryKind(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopWeek), voting.WithLiveGroups())
+	id := e.post("alice", "first", "g")
+	e.vote("bob", id, voting.Down)
+	member := e.article(id)
+	for index, want := range map[string]float64{
+		"score:":       e.zscore(e.key("score:"), member),
+		"votes:":       0,
+		"controversy:": 2, // (1 + 1) ^ (1 / 1)
+		"top-week:":    0,
+		"time:":        unix(e.clock.Now()),
+	} {
+		if got := e.zscore(e.key("live:"+index+"g"), member); got != want {
+			t.Errorf("live:%sg gives %v, want %v", index, got, want)
+		}
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexWalksALargeGroupInSmallSteps: a group larger than one step
+// counts once, and with live groups and every order kept a step reads
+// about 50 of its members, so that it holds Redis for about 2 ms.
+func TestReindexWalksALargeGroupInSmallSteps(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithLiveGroups())
+	e.post("alice", "first", "g")
+	before, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []any{e.key("group:g")}
+	for i := range 2000 {
+		args = append(args, fmt.Sprint("not an article ", i))
+	}
+	e.do("SADD", args...)
+	after, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Groups != 1 {
+		t.Errorf("Reindex counted %d groups, want 1", after.Groups)
+	}
+	// SSCAN's COUNT is a hint that Redis may exceed: allow twice 50.
+	if steps := after.Steps - before.Steps; steps < 2000/100 {
+		t.Errorf("2000 more members took %d more steps, want at least %d", steps, 2000/100)
+	}
+}
+
+// TestLiveReindexLeavesOutWhatArticleDoesNotFind: a member of a group
+// whose hash is there but whose score is not (no article, for Article) gets
+// no entry in the group's live indexes, though another site index holds it.
+func TestLiveReindexLeavesOutWhatArticleDoesNotFind(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups())
+	e.do("HSET", e.article("5"), "title", "t", "link", "https://example.com/", "poster", "p", "time", unix(e.clock.Now()), "votes", "1")
+	e.do("ZADD", e.key("votes:"), 1, e.article("5"))
+	e.do("SADD", e.key("group:g"), e.article("5"))
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"score:", "time:", "votes:"} {
+		if got := e.zset(e.key("live:" + index + "g")); len(got) != 0 {
+			t.Errorf("live:%sg = %v, want none", index, got)
+		}
+	}
+}
