@@ -220,7 +220,3 @@ func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, 
 	})
 	return articles, err
 }
-
-// LiveGroups reports whether the Store keeps live group indexes
-// (WithLiveGroups).
-func (s *Store) LiveGroups() bool { return s.live }

@@ -196,34 +196,3 @@ func keptOrders(given []Order, k keys) (keeps [len(orders)]bool, extra []keptInd
 	}
 	return keeps, extra
 }
-
-// ParseDirection returns the Direction named name, as Direction.String
-// writes it: "up", "down" or "none". Case does not matter. An unknown name
-// gives an error wrapping ErrInvalid.
-func ParseDirection(name string) (Direction, error) {
-	for _, d := range [...]Direction{None, Up, Down} {
-		if strings.EqualFold(name, d.String()) {
-			return d, nil
-		}
-	}
-	return 0, invalid("unknown vote direction %q: want up, down or none", name)
-}
-
-// MarshalText writes the direction's name, as String does; an unknown
-// Direction is an error.
-func (d Direction) MarshalText() ([]byte, error) {
-	if d < None || d > Down {
-		return nil, invalid("unknown vote direction %d", int(d))
-	}
-	return []byte(d.String()), nil
-}
-
-// UnmarshalText reads a direction's name as ParseDirection does.
-func (d *Direction) UnmarshalText(text []byte) error {
-	parsed, err := ParseDirection(string(text))
-	if err != nil {
-		return err
-	}
-	*d = parsed
-	return nil
-}

@@ -157,17 +157,17 @@ func (s *Store) reindexOrders(ctx context.Context, walk func(from string, batch 
 const scanCount = 500
 
 // liveEntriesPerStep is about how many entries in a group's live indexes
-// one step of Reindex sets: about 2 ms of Redis's time (BENCHMARKS.md), so
-// that with every order kept a step reads 50 of the group's members, and
-// with the book's two 200.
-const liveEntriesPerStep = 400
+// one step of Reindex sets: about 2 ms of Redis's time at 10^6 articles
+// (BENCHMARKS.md), so that with every order kept a step reads 31 of the
+// group's members, and with the book's two 125.
+const liveEntriesPerStep = 250
 
 // groupBatch is how many members of a group one step of Reindex reads.
 func (s *Store) groupBatch() int {
 	if !s.live {
 		return scanCount
 	}
-	return max(50, liveEntriesPerStep/len(s.kept))
+	return max(25, liveEntriesPerStep/len(s.kept))
 }
 
 // reindexGroups finds the namespace's groups with SCAN, on a Redis Cluster

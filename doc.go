@@ -1,0 +1,39 @@
+// Package voting is the article-voting system of Redis in Action, chapter 1,
+// for Go services: users post articles, vote them up or down, and read them a
+// page at a time, by score or by posting time, across the site or within a
+// group (topic).
+//
+// # The model
+//
+// An article's score is its posting time in Unix seconds plus a weight W for
+// each net vote (up-votes minus down-votes). Time moving forward is what
+// makes old articles sink; a vote buys W seconds of freshness. The default W
+// is 432, a day divided by 200 votes, so an article with 200 votes stays level
+// with articles a day younger. The poster's own up-vote counts from the
+// start. After the cutoff (a week by default) an article takes no more votes,
+// its score is fixed, and its voter sets expire.
+//
+// # Redis
+//
+// A Store reads and writes the book's own key layout (see the README), so it
+// can serve data written by the book's code and the other way round; WithPrefix
+// puts a namespace in front of every key. Each write (posting, a vote, a group
+// change) is one Lua script: one atomic step and one round trip, so that a
+// score always equals time + W x (up-votes - down-votes), whatever runs
+// concurrently. A listing is two round trips whatever the page size: the page
+// of ids, then one pipelined batch of the articles. A group's listing is the
+// book's cached intersection of the group with an index, or, with
+// WithLiveGroups, an index of the group's own that every write keeps exact.
+//
+// Redis does not roll a script back, so each script reads and checks all it
+// needs first and writes last: an operation does all of its change or none
+// of it, and its error says which. Stored data that neither this package nor
+// the book's code would write (a time of "abc", a key of the wrong type) is
+// refused with ErrCorrupt, and listings skip such articles.
+//
+// Every method takes a context, honoured as far as the connection allows (see
+// Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed,
+// ErrInvalid or ErrCorrupt where those apply, for errors.Is. Bad input is
+// rejected before anything is sent to Redis. A Store is safe for concurrent
+// use.
+package voting
