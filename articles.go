@@ -12,15 +12,20 @@ import (
 )
 
 // An Article is one posted article as stored in its hash, with its score.
+// It encodes to JSON with lower-case names and its time in RFC 3339, so a
+// handler can write it as it is:
+//
+//	{"id":"7","title":"...","link":"https://...","poster":"alice",
+//	 "posted":"2026-11-22T12:00:00Z","score":1795435632,"votes":1,"downvotes":0}
 type Article struct {
-	ID        string // "7" for the hash article:7
-	Title     string
-	Link      string
-	Poster    string
-	Posted    time.Time // posting time, in UTC
-	Score     float64   // Posted in Unix seconds + W x (Votes - Downvotes)
-	Votes     int64     // up-votes, the poster's own included (the book's "votes")
-	Downvotes int64
+	ID        string    `json:"id"` // "7" for the hash article:7
+	Title     string    `json:"title"`
+	Link      string    `json:"link"`
+	Poster    string    `json:"poster"`
+	Posted    time.Time `json:"posted"` // posting time, in UTC
+	Score     float64   `json:"score"`  // Posted in Unix seconds + W x (Votes - Downvotes)
+	Votes     int64     `json:"votes"`  // up-votes, the poster's own included (the book's "votes")
+	Downvotes int64     `json:"downvotes"`
 }
 
 // articleFields are the hash fields an Article is read from, in the order
@@ -61,7 +66,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if s.live {
 		indexes += len(groups) * len(s.kept)
 	}
-	keys := make([]string, 0, 4+indexes+len(groups))
+	keys := make([]string, 0, 5+indexes+len(groups))
 	keys = append(keys, k.counter(), k.scoreIndex(), k.timeIndex(), k.trimmedHash())
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
@@ -80,6 +85,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 			}
 		}
 	}
+	keys = append(keys, k.groupNames())
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
 		args = append(args, g)

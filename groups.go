@@ -32,8 +32,8 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 			return err
 		}
 	}
-	keys := make([]string, 0, 4+indexes+len(groups)*(1+indexes))
-	keys = append(keys, member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash())
+	keys := make([]string, 0, 5+indexes+len(groups)*(1+indexes))
+	keys = append(keys, member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames())
 	args := make([]any, 0, 3+2*indexes+len(groups))
 	args = append(args, member, len(groups), indexes)
 	for _, o := range s.kept[:indexes] {

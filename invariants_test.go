@@ -28,7 +28,8 @@ import (
 //     group listing (score:<name>, time:<name>) has its hash;
 //   - every voter set has a time to live and belongs to an article;
 //   - every record of an article's groups (groups:<id>) belongs to an
-//     article and names exactly the groups whose sets hold it;
+//     article and names exactly the groups whose sets hold it, each of
+//     them in the set of the namespace's group names (groupnames:);
 //   - the id counter is at least every article's id, so that the next post
 //     takes a free id;
 //   - for each order the Store keeps beyond the book's two, every article
@@ -232,6 +233,14 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			}
 		}
 	}
+	registry := map[string]bool{}
+	names, err := redis.Strings(c.Do("SMEMBERS", e.key("groupnames:")))
+	if err != nil {
+		e.t.Fatalf("SMEMBERS groupnames: %v", err)
+	}
+	for _, name := range names {
+		registry[name] = true
+	}
 	for _, record := range records {
 		id := strings.TrimPrefix(record, e.key("groups:"))
 		member := e.key("article:" + id)
@@ -244,6 +253,11 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		sort.Strings(want)
 		if strings.Join(names, " ") != strings.Join(want, " ") {
 			fail("%s holds %v, but the groups holding %s are %v", record, names, member, want)
+		}
+		for _, name := range names {
+			if !registry[name] {
+				fail("%s names the group %s, which groupnames: lacks", record, name)
+			}
 		}
 		if n, err := redis.Int(c.Do("EXISTS", member)); err != nil || n != 1 {
 			fail("%s belongs to no article", record)

@@ -14,6 +14,12 @@ package voting
 //	groups:<id>           set     the names of the groups article:<id> is in (this
 //	                              package's record, so that an article's groups can be
 //	                              found from it; the book's code writes none)
+//	history:<user>        zset    with WithUserHistory, the user's votes: members
+//	                              up:article:<id> and down:article:<id>, scored with the
+//	                              time of the vote; expires after the history's time
+//	groupnames:           set     the names of every group this package has put an
+//	                              article in, or Reindex has found (so that a deletion
+//	                              can find the groups of an article with no record)
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL
 //
@@ -50,7 +56,7 @@ type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group, record, trimmed, live string
+	article, score, time, voted, downvoted, group, record, trimmed, live, registry, history string
 	indexes                                                              [len(orders)]string
 }
 
@@ -64,6 +70,8 @@ const (
 	recordPart    = "groups:"
 	trimmedPart   = "trimmed:"
 	livePart      = "live:"
+	registryPart  = "groupnames:"
+	historyPart   = "history:"
 )
 
 func newKeys(prefix string) keys {
@@ -76,6 +84,8 @@ func newKeys(prefix string) keys {
 		record:    prefix + recordPart,
 		trimmed:   prefix + trimmedPart,
 		live:      prefix + livePart,
+		registry:  prefix + registryPart,
+		history:   prefix + historyPart,
 	}
 	for i, spec := range orders {
 		k.indexes[i] = prefix + spec.key
@@ -111,6 +121,16 @@ func (k keys) trimmedHash() string { return k.trimmed }
 func (k keys) votedSet(id string) string     { return k.voted + id }
 func (k keys) downvotedSet(id string) string { return k.downvoted + id }
 func (k keys) groupSet(name string) string   { return k.group + name }
+
+// userHistory is the sorted set of a user's votes (WithUserHistory):
+// members "up:article:7" and "down:article:7", each scored with the time of
+// the vote. historyPrefix is its name without the user.
+func (k keys) userHistory(user string) string { return k.history + user }
+func (k keys) historyPrefix() string          { return k.history }
+
+// groupNames is the set of the names of the namespace's groups, so that
+// an article's groups can be found without a record of them.
+func (k keys) groupNames() string { return k.registry }
 
 // groupRecord is the set of the names of the groups an article is in;
 // recordPrefix is its name without the id, for scripts that make the id.

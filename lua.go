@@ -158,6 +158,18 @@ local function checkIndexes(first, last)
 	end
 end
 
+-- checkGroupNames checks the names of groups read from key, which the
+-- script will make keys of: a brace would take such a key out of the
+-- namespace's Redis Cluster slot. It gives the reply to return if one is
+-- no group name.
+local function checkGroupNames(key, names)
+	for _, name in ipairs(names) do
+		if name == '' or #name > MAX_GROUP_BYTES or string.find(name, '[{}:%c ]') then
+			return 'corrupt ' .. key .. ' holds ' .. string.format('%q', name) .. ', not a group name'
+		end
+	end
+end
+
 -- mark reads where a top-of-window index was last trimmed up to: every
 -- member of it was posted after that time. It gives the mark as a string,
 -- or nil if there is none, and a reply to return if the field is unsound.
@@ -250,7 +262,8 @@ end
 var postScript = newScript(`
 local counter, byScore, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Then the kept indexes beyond the book's two and, with live groups, each
--- group's live index of each kept order; then the groups' sets.
+-- group's live index of each kept order; then the set of the namespace's
+-- group names; then the groups' sets.
 local articlePrefix, votedPrefix, downvotedPrefix = ARGV[1], ARGV[2], ARGV[3]
 local title, link, poster = ARGV[4], ARGV[5], ARGV[6]
 local posted, score, cutoffMillis = ARGV[7], ARGV[8], ARGV[9]
@@ -261,7 +274,7 @@ local recordPrefix, extras = ARGV[10], tonumber(ARGV[11])
 local function extra(i)
 	return KEYS[4 + i], ARGV[9 + 3 * i], ARGV[10 + 3 * i], ARGV[11 + 3 * i]
 end
-local firstGroup, firstName = 5 + extras, 12 + 3 * extras
+local registry, firstGroup, firstName = KEYS[5 + extras], 6 + extras, 12 + 3 * extras
 
 local last, bad = try('GET', counter)
 if bad then
@@ -294,7 +307,7 @@ if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
 		end
 	end
 end
-bad = checkIndexes(2, 3) or checkIndexes(5, firstGroup - 1) or checkSets(firstGroup, #KEYS, article)
+bad = checkIndexes(2, 3) or checkIndexes(5, 4 + extras) or checkSets(5 + extras, #KEYS, article)
 if bad then
 	return bad
 end
@@ -346,6 +359,7 @@ for i = firstGroup, #KEYS do
 end
 if firstName <= #ARGV then
 	redis.call('SADD', record, unpack(ARGV, firstName))
+	redis.call('SADD', registry, unpack(ARGV, firstName))
 end
 return 'ok ' .. id
 `)
@@ -379,10 +393,14 @@ local extras = tonumber(ARGV[11])
 local function extra(i)
 	return KEYS[4 + i], ARGV[11 + i]
 end
--- Then, with live groups: the live indexes' prefix, and for each kept order
--- a vote moves, its index's key (after the prefix) and what it holds.
-local livePrefix, firstLive = ARGV[12 + extras], 13 + extras
-local record = KEYS[5 + extras]
+-- Then how long the user's history keeps a vote, in milliseconds ('0' for
+-- no history); then, with live groups: the live indexes' prefix, and for
+-- each kept order a vote moves, its index's key (after the prefix) and what
+-- it holds.
+local historyMillis = tonumber(ARGV[12 + extras])
+local livePrefix, firstLive = ARGV[13 + extras], 14 + extras
+local record = livePrefix and KEYS[5 + extras] -- the article's record of its groups
+local history = historyMillis > 0 and KEYS[#KEYS] -- the user's history
 
 local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
 if bad then
@@ -455,6 +473,13 @@ bad = checkIndexes(5, 4 + extras)
 if bad then
 	return bad
 end
+if history then
+	local _
+	_, bad = try('ZSCORE', history, '')
+	if bad then
+		return bad
+	end
+end
 -- The article's groups' live indexes that hold it, and what each holds.
 -- Their names are made here from the record, not passed in KEYS: the
 -- caller cannot know the groups without a round trip of its own. This is
@@ -468,10 +493,11 @@ if record then
 	if bad then
 		return bad
 	end
+	bad = checkGroupNames(record, names)
+	if bad then
+		return bad
+	end
 	for _, name in ipairs(names) do
-		if name == '' or #name > MAX_GROUP_BYTES or string.find(name, '[{}:%c ]') then
-			return 'corrupt ' .. record .. ' holds ' .. string.format('%q', name) .. ', not a group name'
-		end
 		for j = firstLive, #ARGV, 2 do
 			local key = livePrefix .. ARGV[j] .. name
 			local has
@@ -516,6 +542,16 @@ for i = 1, extras do
 		redis.call('ZADD', key, 'XX', 'INCR', up - down, member)
 	end
 end
+if history then
+	-- The vote replaces the user's last on the article; votes older than
+	-- the history keeps go, and the history with them once it is idle.
+	redis.call('ZREM', history, 'up:' .. member, 'down:' .. member)
+	if dir ~= 'none' then
+		redis.call('ZADD', history, ARGV[4], dir .. ':' .. member)
+	end
+	redis.call('ZREMRANGEBYSCORE', history, '-inf', '(' .. number(now - historyMillis / 1000))
+	redis.call('PEXPIRE', history, historyMillis)
+end
 -- A live index takes the article's new value, equal to the site's.
 for _, l in ipairs(live) do
 	local key, holds = l[1], l[2]
@@ -539,7 +575,7 @@ return 'ok'
 // order kept since the article was posted, before Reindex) stays out, as
 // does one a top-of-window index has trimmed or would.
 var addGroupsScript = newScript(`
-local hash, byScore, record, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local hash, byScore, record, trimmed, registry = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 -- Then, with live groups, the site's index of each kept order; then the
 -- groups' sets; then each group's live index of each kept order, a group
 -- at a time.
@@ -548,11 +584,11 @@ local member, groups, indexes = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- posting time that leaves the window now; then the groups' names, in the
 -- order of their sets.
 local function site(i)
-	return KEYS[4 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+	return KEYS[5 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i]
 end
-local firstSet, beforeNames = 5 + indexes, 3 + 2 * indexes
+local firstSet, beforeNames = 6 + indexes, 3 + 2 * indexes
 local function liveIndex(g, i)
-	return KEYS[4 + indexes + groups + (g - 1) * indexes + i]
+	return KEYS[5 + indexes + groups + (g - 1) * indexes + i]
 end
 
 local posted, bad = try('HGET', hash, 'time')
@@ -567,7 +603,7 @@ end
 if not posted or not score then
 	return 'notfound'
 end
-bad = checkSets(3, 3, member) or checkSets(firstSet, firstSet + groups - 1, member)
+bad = checkSets(3, 3, member) or checkSets(5, 5, member) or checkSets(firstSet, firstSet + groups - 1, member)
 	or checkIndexes(firstSet + groups, #KEYS)
 if bad then
 	return bad
@@ -616,6 +652,7 @@ for i = firstSet, firstSet + groups - 1 do
 	redis.call('SADD', KEYS[i], member)
 end
 redis.call('SADD', record, unpack(ARGV, beforeNames + 1))
+redis.call('SADD', registry, unpack(ARGV, beforeNames + 1))
 for _, e in ipairs(entries) do
 	redis.call('ZADD', e[1], e[2], member)
 end
@@ -819,7 +856,7 @@ return {tostring(#articles), tostring(skipped), nextFrom}
 // is gone). The records' keys are made from the prefix, not passed in KEYS:
 // with the namespace's prefix they share its Redis Cluster slot.
 var recordScript = newScript(`
-local group, trimmed = KEYS[1], KEYS[2]
+local group, trimmed, registry = KEYS[1], KEYS[2], KEYS[3]
 -- Then, with live groups, the site's index of each kept order (the score
 -- index first, the time index second), then the group's live index of each.
 local cursor, count, name, articlePrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -828,13 +865,18 @@ local indexes = tonumber(ARGV[6])
 -- index in trimmed ('' for no window) and the posting time that leaves the
 -- window now.
 local function site(i)
-	return KEYS[2 + i], ARGV[5 + 2 * i], ARGV[6 + 2 * i]
+	return KEYS[3 + i], ARGV[5 + 2 * i], ARGV[6 + 2 * i]
 end
 local function liveIndex(i)
-	return KEYS[2 + indexes + i]
+	return KEYS[3 + indexes + i]
 end
 
 local scanned, bad = try('SSCAN', group, cursor, 'COUNT', count)
+if bad then
+	return bad
+end
+local _
+_, bad = try('SISMEMBER', registry, name)
 if bad then
 	return bad
 end
@@ -857,7 +899,7 @@ for _, member in ipairs(scanned[2]) do
 end
 local entries, marks = {}, {} -- for each live index, ZADD's arguments; new marks
 if indexes > 0 and #members > 0 then
-	bad = checkIndexes(3 + indexes, #KEYS)
+	bad = checkIndexes(4 + indexes, #KEYS)
 	if bad then
 		return bad
 	end
@@ -897,6 +939,7 @@ if indexes > 0 and #members > 0 then
 	end
 end
 
+redis.call('SADD', registry, name)
 for _, record in ipairs(records) do
 	redis.call('SADD', record, name)
 end

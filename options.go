@@ -47,6 +47,7 @@ type config struct {
 	now      func() time.Time
 	orders   []Order
 	live     bool
+	history  time.Duration
 }
 
 func defaultConfig() config {
@@ -132,6 +133,16 @@ func WithLiveGroups() Option {
 	return func(c *config) { c.live = true }
 }
 
+// WithUserHistory keeps, for each user, the articles they voted on and how,
+// newest vote first, for d after each vote (UserHistory): a vote older than
+// d drops out, and a user's whole history expires d after their last vote.
+// It costs each vote a few writes to the user's history, and memory for one
+// entry per vote kept (see the README). It must be 0 (off, the default) or
+// at least a second.
+func WithUserHistory(d time.Duration) Option {
+	return func(c *config) { c.history = d }
+}
+
 func (c config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
@@ -150,6 +161,9 @@ func (c config) validate() error {
 	}
 	if c.groupTTL > 0 && c.groupTTL < time.Millisecond {
 		return fmt.Errorf("%w: group cache TTL %v is under a millisecond", ErrInvalid, c.groupTTL)
+	}
+	if c.history < 0 || c.history > 0 && c.history < time.Second {
+		return fmt.Errorf("%w: user history %v is negative or under a second", ErrInvalid, c.history)
 	}
 	if c.now == nil {
 		return fmt.Errorf("%w: clock is nil", ErrInvalid)

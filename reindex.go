@@ -209,7 +209,7 @@ func (s *Store) reindexGroups(ctx context.Context, done *ReindexProgress, step f
 // entries in the group's live indexes. The group counts as done with its
 // last step.
 func (s *Store) recordGroup(ctx context.Context, key, name string, done *ReindexProgress, step func()) error {
-	keys := []string{key, s.keys.trimmedHash()}
+	keys := []string{key, s.keys.trimmedHash(), s.keys.groupNames()}
 	args := []any{"0", s.groupBatch(), name, s.keys.articlePrefix(), s.keys.recordPrefix(), 0}
 	if s.live {
 		now := s.now()

@@ -32,6 +32,9 @@ type Store struct {
 	kept []Order
 	// live is whether the Store keeps live group indexes (WithLiveGroups).
 	live bool
+	// history is how long a user's history keeps a vote (WithUserHistory);
+	// 0 for no history.
+	history time.Duration
 	// voteExtra are the vote script's last arguments: the number of extra,
 	// what each holds, and with live groups the live indexes' prefix and
 	// the key and kind of each kept order a vote moves.
@@ -87,10 +90,12 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.keeps, s.extra = keptOrders(cfg.orders, s.keys)
 	s.kept = s.Orders()
 	s.live = cfg.live
+	s.history = cfg.history
 	s.voteExtra = append(s.voteExtra, len(s.extra))
 	for _, x := range s.extra {
 		s.voteExtra = append(s.voteExtra, string(orders[x.order].holds))
 	}
+	s.voteExtra = append(s.voteExtra, s.history.Milliseconds())
 	if s.live {
 		s.voteExtra = append(s.voteExtra, s.keys.livePrefix())
 		for _, o := range s.kept {

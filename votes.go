@@ -97,13 +97,16 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	}
 	k := s.keys
 	member := k.articleHash(articleID)
-	keys := make([]string, 4, 5+len(s.extra))
+	keys := make([]string, 4, 6+len(s.extra))
 	keys[0], keys[1], keys[2], keys[3] = member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)
 	for _, x := range s.extra {
 		keys = append(keys, x.key)
 	}
 	if s.live {
 		keys = append(keys, k.groupRecord(articleID))
+	}
+	if s.history > 0 {
+		keys = append(keys, k.userHistory(user))
 	}
 	var reply string
 	err := s.session(ctx, func(c redis.Conn) error {

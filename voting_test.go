@@ -103,11 +103,15 @@ func TestPostArticleWritesTheBookLayout(t *testing.T) {
 			t.Errorf("group:%s = %v, want [%s]", g, got, member)
 		}
 	}
-	// The book's keys, and this library's record of the article's groups.
+	// The book's keys, and this library's record of the article's groups
+	// and set of the namespace's group names.
 	if got := e.strs("SMEMBERS", e.key("groups:1")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
 		t.Errorf("groups:1 = %v, want [books redis]", got)
 	}
-	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groups:1", "score:", "time:", "voted:1"}
+	if got := e.strs("SMEMBERS", e.key("groupnames:")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
+		t.Errorf("groupnames: = %v, want [books redis]", got)
+	}
+	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groupnames:", "groups:1", "score:", "time:", "voted:1"}
 	for i := range wantKeys {
 		wantKeys[i] = e.key(wantKeys[i])
 	}
@@ -166,8 +170,8 @@ func TestPostArticleUsesPrefixAndOptions(t *testing.T) {
 		}
 	}
 	// Every key of the namespace is there, under the prefix.
-	if n := len(e.keys()); n != 7 {
-		t.Errorf("%d keys, want 7: %v", n, e.keys())
+	if n := len(e.keys()); n != 8 {
+		t.Errorf("%d keys, want 8: %v", n, e.keys())
 	}
 }
 
