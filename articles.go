@@ -289,10 +289,21 @@ func (s *Store) trimming(ctx context.Context, c redis.Conn, sc *script, keys []s
 }
 
 // windowPage reads a page of a top-of-window listing, trimmed to the
-// window first: the trim script and the page's ZREVRANGE go in one round
-// trip, and Redis runs the one right after the other, so that no reply of
-// the page passes through Lua.
+// window first.
 func (s *Store) windowPage(ctx context.Context, c redis.Conn, l listing, start, stop int64) ([]any, error) {
+	reply, err := s.windowRead(ctx, c, l, command{"ZREVRANGE", []any{l.index, start, stop}})
+	if err != nil {
+		return nil, err
+	}
+	return redis.Values(reply, nil)
+}
+
+// windowRead sends read, a read of a top-of-window listing's index, right
+// after the script that trims the index to the window, in one round trip:
+// Redis runs the one right after the other, so that read sees exactly the
+// articles within the window, and no reply passes through Lua. It returns
+// read's reply.
+func (s *Store) windowRead(ctx context.Context, c redis.Conn, l listing, read command) (any, error) {
 	keys := []string{l.index, l.byTime, s.keys.trimmedHash()}
 	for {
 		cut, err := s.windowCut(l.spec)
@@ -301,14 +312,14 @@ func (s *Store) windowPage(ctx context.Context, c redis.Conn, l listing, start, 
 		}
 		replies, err := pipeline(ctx, c, []command{
 			{"EVALSHA", evalArgs(windowTrimScript, keys, l.field, cut, s.trimBatch)},
-			{"ZREVRANGE", []any{l.index, start, stop}},
+			read,
 		})
 		if err != nil {
 			return nil, err
 		}
 		if noScript(replies[0]) {
 			// Redis does not have the script yet: run it once on its own,
-			// which sends its source, then read the page again.
+			// which sends its source, then read again.
 			if err := s.trimWindow(ctx, c, l); err != nil {
 				return nil, err
 			}
@@ -319,11 +330,13 @@ func (s *Store) windowPage(ctx context.Context, c redis.Conn, l listing, start, 
 			return nil, err
 		}
 		if word == replyOK {
-			page, err := redis.Values(replies[1], nil)
-			if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
-				return nil, fmt.Errorf("%w: %s is of the wrong type for ZREVRANGE", ErrCorrupt, l.index)
+			if rerr, ok := replies[1].(redis.Error); ok {
+				if strings.HasPrefix(string(rerr), "WRONGTYPE") {
+					return nil, fmt.Errorf("%w: %s is of the wrong type for %s", ErrCorrupt, l.index, read.name)
+				}
+				return nil, rerr
 			}
-			return page, err
+			return replies[1], nil
 		}
 		if err := trimReply(ctx, word, l.spec); err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ type keys struct {
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
 	article, score, time, voted, downvoted, group, record, trimmed, live, registry, history string
-	indexes                                                              [len(orders)]string
+	indexes                                                                                 [len(orders)]string
 }
 
 const (

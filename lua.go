@@ -953,3 +953,139 @@ for field, cut in pairs(marks) do
 end
 return {scanned[1], tostring(#records), tostring(skipped)}
 `)
+
+// deleteScript deletes an article: its hash, its voter sets, its record of
+// its groups, its entries in the time and score indexes and every kept
+// index, its membership of each of its groups with its entries in their
+// cached listings and live indexes, and its entries in its voters'
+// histories (those voting is still open for: once the voter sets have
+// expired, UserHistory leaves out an article that is gone). The groups come
+// from the article's record; an article with none (one the book's code
+// put in groups) is looked for in every group of the namespace's set of
+// group names. Like the vote script, it makes the names of those keys here
+// rather than take them in KEYS: the caller cannot know them without a
+// round trip of its own; with the namespace's prefix they share its Redis
+// Cluster slot, since a group name holds no brace.
+var deleteScript = newScript(`
+local hash, byScore, byTime, voted, downvoted, record, registry = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+-- Then the kept indexes beyond the book's two.
+local member, groupPrefix, prefix, livePrefix, historyPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+-- Then the key (after the prefix) of each kept order's index: a group's
+-- cached listing of it is prefix .. key .. name and, with live groups
+-- (livePrefix not ''), its live index livePrefix .. key .. name. With no
+-- history, historyPrefix is ''.
+local firstOrder = 6
+
+local exists = redis.call('EXISTS', hash)
+local score, bad = try('ZSCORE', byScore, member)
+if bad then
+	return bad
+end
+local posted
+posted, bad = try('ZSCORE', byTime, member)
+if bad then
+	return bad
+end
+if exists == 0 and not score and not posted then
+	return 'notfound'
+end
+local _
+_, bad = try('HGET', hash, 'time')
+if bad then
+	return bad
+end
+bad = checkIndexes(8, #KEYS)
+if bad then
+	return bad
+end
+local voters = {}
+for _, set in ipairs({voted, downvoted}) do
+	local users
+	users, bad = try('SMEMBERS', set)
+	if bad then
+		return bad
+	end
+	for _, user in ipairs(users) do
+		voters[#voters + 1] = user
+	end
+end
+local names
+names, bad = try('SMEMBERS', record)
+if bad then
+	return bad
+end
+local from = record
+if #names == 0 then
+	-- No record: look in every group the namespace has named.
+	local all
+	all, bad = try('SMEMBERS', registry)
+	if bad then
+		return bad
+	end
+	bad = checkGroupNames(registry, all)
+	if bad then
+		return bad
+	end
+	for _, name in ipairs(all) do
+		local is
+		is, bad = try('SISMEMBER', groupPrefix .. name, member)
+		if bad then
+			return bad
+		end
+		if is == 1 then
+			names[#names + 1] = name
+		end
+	end
+	from = registry
+end
+bad = checkGroupNames(from, names)
+if bad then
+	return bad
+end
+local sets, indexes, histories = {}, {}, {}
+for _, name in ipairs(names) do
+	sets[#sets + 1] = groupPrefix .. name
+	for i = firstOrder, #ARGV do
+		indexes[#indexes + 1] = prefix .. ARGV[i] .. name
+		if livePrefix ~= '' then
+			indexes[#indexes + 1] = livePrefix .. ARGV[i] .. name
+		end
+	end
+end
+if historyPrefix ~= '' then
+	for _, user in ipairs(voters) do
+		histories[#histories + 1] = historyPrefix .. user
+	end
+end
+for _, set in ipairs(sets) do
+	_, bad = try('SISMEMBER', set, member)
+	if bad then
+		return bad
+	end
+end
+for _, list in ipairs({indexes, histories}) do
+	for _, key in ipairs(list) do
+		_, bad = try('ZSCORE', key, member)
+		if bad then
+			return bad
+		end
+	end
+end
+
+redis.call('DEL', hash, voted, downvoted, record)
+redis.call('ZREM', byScore, member)
+redis.call('ZREM', byTime, member)
+for i = 8, #KEYS do
+	redis.call('ZREM', KEYS[i], member)
+end
+for _, set in ipairs(sets) do
+	redis.call('SREM', set, member)
+end
+for _, key in ipairs(indexes) do
+	redis.call('ZREM', key, member)
+end
+for _, key in ipairs(histories) do
+	redis.call('ZREM', key, 'up:' .. member, 'down:' .. member)
+end
+return 'ok'
+`)
