@@ -197,7 +197,7 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		if err != nil {
 			return err
 		}
-		articles, err = s.fetch(ctx, c, page, withScores)
+		articles, _, err = s.fetch(ctx, c, page, withScores)
 		return err
 	})
 	return articles, err
@@ -358,15 +358,21 @@ func (s *Store) pageRange(page int, order Order) (spec *orderSpec, start, stop i
 	if spec, err = s.checkOrder(order); err != nil {
 		return nil, 0, 0, false, err
 	}
+	start, stop, past, err = s.pageBounds(page)
+	return spec, start, stop, past, err
+}
+
+// pageBounds checks page and gives its bounds, as pageRange does.
+func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
 	if page < 1 {
-		return nil, 0, 0, false, invalid("page %d is before page 1", page)
+		return 0, 0, false, invalid("page %d is before page 1", page)
 	}
 	size := int64(s.pageSize)
 	if int64(page-1) > (math.MaxInt64-size)/size {
-		return spec, 0, 0, true, nil
+		return 0, 0, true, nil
 	}
 	start = int64(page-1) * size
-	return spec, start, start + size - 1, false, nil
+	return start, start + size - 1, false, nil
 }
 
 // fetch reads the articles of an index page in one pipelined round trip,
@@ -374,15 +380,17 @@ func (s *Store) pageRange(page int, order Order) (spec *orderSpec, start, stop i
 // withScores members and their scores; without scores fetch reads each
 // article's score from the score index too. A member that is not an article
 // of the namespace, whose hash or score is gone, or whose fields do not
-// parse is skipped: one bad record does not break a listing.
-func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores bool) ([]Article, error) {
+// parse is skipped: one bad record does not break a listing. gone holds the
+// members of the page whose article is gone (no hash or no score), as the
+// page gave them.
+func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores bool) (articles []Article, gone []any, err error) {
 	step := 1
 	if withScores {
 		step = 2
 	}
 	n := len(page) / step
 	if n == 0 {
-		return []Article{}, nil
+		return []Article{}, nil, nil
 	}
 	prefix := s.keys.articlePrefix()
 	entries := make([]pageEntry, 0, n)
@@ -396,7 +404,7 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores 
 			checkIDBytes(member[len(prefix):]) != nil {
 			continue
 		}
-		e := pageEntry{id: member[len(prefix):]}
+		e := pageEntry{id: member[len(prefix):], member: page[i]}
 		if withScores {
 			e.score = page[i+1]
 		}
@@ -406,7 +414,7 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores 
 		cmds = append(cmds, command{"HMGET", args[at:len(args):len(args)]})
 	}
 	if len(entries) == 0 {
-		return []Article{}, nil
+		return []Article{}, nil, nil
 	}
 	if !withScores {
 		at := len(args)
@@ -418,34 +426,39 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores 
 	}
 	replies, err := pipeline(ctx, c, cmds)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !withScores {
 		scores, err := redis.Values(replies[len(entries)], nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(scores) != len(entries) {
-			return nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))
+			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))
 		}
 		for i := range entries {
 			entries[i].score = scores[i]
 		}
 	}
-	articles := make([]Article, 0, len(entries))
+	articles = make([]Article, 0, len(entries))
 	for i, e := range entries {
-		if a, ok, err := parseArticle(e.id, replies[i], e.score); ok && err == nil {
+		a, ok, err := parseArticle(e.id, replies[i], e.score)
+		switch {
+		case ok && err == nil:
 			articles = append(articles, a)
+		case !ok && err == nil:
+			gone = append(gone, e.member)
 		}
 	}
-	return articles, nil
+	return articles, gone, nil
 }
 
-// A pageEntry is an article that fetch reads: its id, and its score once
-// known.
+// A pageEntry is an article that fetch reads: its id, its member as the
+// page gave it, and its score once known.
 type pageEntry struct {
-	id    []byte
-	score any
+	id     []byte
+	member any
+	score  any
 }
 
 // parseArticle reads an article from its id, its HMGET of articleFields and

@@ -179,6 +179,21 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 			return err
 		},
 	}
+	all["DeleteArticle"] = func(ctx context.Context) error {
+		id, err := s.PostArticle(ctx, "alice", "to delete", "https://example.com/", "g")
+		if err != nil {
+			return err
+		}
+		return s.DeleteArticle(ctx, id)
+	}
+	all["CountArticles"] = func(ctx context.Context) error { _, err := s.CountArticles(ctx, voting.ByScore); return err }
+	all["CountGroupArticles"] = func(ctx context.Context) error {
+		_, err := s.CountGroupArticles(ctx, "g", voting.ByTime)
+		return err
+	}
+	if s.HistoryTime() > 0 {
+		all["UserHistory"] = func(ctx context.Context) error { _, err := s.UserHistory(ctx, "bob", 1); return err }
+	}
 	if slices.Contains(s.Orders(), voting.TopWeek) {
 		all["GetArticles top-week"] = func(ctx context.Context) error {
 			_, err := s.GetArticles(ctx, 1, voting.TopWeek)
@@ -189,6 +204,12 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 			return err
 		}
 		all["Reindex"] = s.Reindex
+		if s.LiveGroups() {
+			all["CountGroupArticles top-week"] = func(ctx context.Context) error {
+				_, err := s.CountGroupArticles(ctx, "g", voting.TopWeek)
+				return err
+			}
+		}
 	}
 	return all
 }

@@ -72,7 +72,25 @@ func parseUnixSeconds(s string) (time.Time, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if len(digits) == 0 || err != nil || f <= -maxSeconds || f >= maxSeconds {
+	if len(digits) == 0 || err != nil {
+		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+	}
+	return secondsTime(s, f)
+}
+
+// parseScoreSeconds reads Unix seconds as Redis writes a sorted set's
+// score, which may take an exponent.
+func parseScoreSeconds(s string) (time.Time, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+	}
+	return secondsTime(s, f)
+}
+
+// secondsTime is the time f Unix seconds, read from s, to the microsecond.
+func secondsTime(s string, f float64) (time.Time, error) {
+	if !(f > -maxSeconds && f < maxSeconds) {
 		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
 	}
 	sec := int64(f)

@@ -2,10 +2,15 @@ package voting_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -436,4 +441,135 @@ func Example_redisCluster() {
 		log.Fatal(err)
 	}
 	fmt.Println(news.PageSize(), cats.PageSize())
+}
+
+// A small HTTP service on a Store: each endpoint is one method, errors map
+// to statuses with errors.Is, the order comes from the query through
+// ParseOrder, the page count from CountArticles, and articles are encoded
+// as JSON directly.
+func Example_httpHandler() {
+	store, _, stop := exampleStore(voting.WithPageSize(2))
+	defer stop()
+	for _, title := range []string{"One", "Two", "Three"} {
+		if _, err := store.PostArticle(context.Background(), "alice", title, "https://example.com/"); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// status maps the library's errors to HTTP statuses.
+	status := func(err error) int {
+		switch {
+		case errors.Is(err, voting.ErrInvalid):
+			return http.StatusBadRequest
+		case errors.Is(err, voting.ErrNotFound):
+			return http.StatusNotFound
+		case errors.Is(err, voting.ErrVotingClosed):
+			return http.StatusConflict
+		case errors.Is(err, context.DeadlineExceeded):
+			return http.StatusGatewayTimeout
+		}
+		return http.StatusInternalServerError
+	}
+	mux := http.NewServeMux()
+	// GET /articles?order=time&page=2
+	mux.HandleFunc("GET /articles", func(w http.ResponseWriter, r *http.Request) {
+		order, err := voting.ParseOrder(r.FormValue("order"))
+		if err != nil {
+			http.Error(w, err.Error(), status(err))
+			return
+		}
+		page, err := strconv.Atoi(r.FormValue("page"))
+		if err != nil {
+			page = 1
+		}
+		articles, err := store.GetArticles(r.Context(), page, order)
+		if err != nil {
+			http.Error(w, err.Error(), status(err))
+			return
+		}
+		n, err := store.CountArticles(r.Context(), order)
+		if err != nil {
+			http.Error(w, err.Error(), status(err))
+			return
+		}
+		size := int64(store.PageSize())
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"page": page, "pages": (n + size - 1) / size, "articles": articles})
+	})
+	// POST /articles/7/vote with user=bob&dir=up
+	mux.HandleFunc("POST /articles/{id}/vote", func(w http.ResponseWriter, r *http.Request) {
+		dir, err := voting.ParseDirection(r.FormValue("dir"))
+		if err == nil {
+			err = store.Vote(r.Context(), r.FormValue("user"), r.PathValue("id"), dir)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), status(err))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	// DELETE /articles/7
+	mux.HandleFunc("DELETE /articles/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if err := store.DeleteArticle(r.Context(), r.PathValue("id")); err != nil {
+			http.Error(w, err.Error(), status(err))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+
+	for _, req := range []*http.Request{
+		httptest.NewRequest("GET", "/articles?order=time&page=2", nil),
+		httptest.NewRequest("POST", "/articles/2/vote?user=bob&dir=up", nil),
+		httptest.NewRequest("POST", "/articles/2/vote?user=bob&dir=sideways", nil),
+		httptest.NewRequest("DELETE", "/articles/3", nil),
+		httptest.NewRequest("DELETE", "/articles/3", nil),
+		httptest.NewRequest("GET", "/articles?order=hot", nil),
+	} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s %s: %d %s", req.Method, req.URL, rec.Code, rec.Body)))
+	}
+	// Output:
+	// GET /articles?order=time&page=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":2,"pages":2}
+	// POST /articles/2/vote?user=bob&dir=up: 204
+	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none
+	// DELETE /articles/3: 204
+	// DELETE /articles/3: 404 voting: article not found: article 3
+	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
+}
+
+// A user's history: the articles they voted on, newest vote first, still
+// there after voting on them has closed.
+func ExampleStore_UserHistory() {
+	store, advance, stop := exampleStore(voting.WithUserHistory(30 * 24 * time.Hour))
+	defer stop()
+	ctx := context.Background()
+	var ids []string
+	for _, title := range []string{"Go 1.30 is out", "Redis 9", "Lua tips"} {
+		id, err := store.PostArticle(ctx, "alice", title, "https://example.com/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for i, dir := range []voting.Direction{voting.Up, voting.Down, voting.Up} {
+		advance(time.Minute)
+		if err := store.Vote(ctx, "bob", ids[i], dir); err != nil {
+			log.Fatal(err)
+		}
+	}
+	advance(time.Minute)
+	if err := store.Vote(ctx, "bob", ids[2], voting.None); err != nil { // taken back
+		log.Fatal(err)
+	}
+	history, err := store.UserHistory(ctx, "bob", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, v := range history {
+		fmt.Printf("%s %q at %s\n", v.Direction, v.Article.Title, v.At.Format(time.TimeOnly))
+	}
+	// Output:
+	// down "Redis 9" at 12:02:00
+	// up "Go 1.30 is out" at 12:01:00
 }

@@ -215,7 +215,7 @@ func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, 
 		if err != nil {
 			return err
 		}
-		articles, err = s.fetch(ctx, c, page, false)
+		articles, _, err = s.fetch(ctx, c, page, false)
 		return err
 	})
 	return articles, err

@@ -41,6 +41,12 @@ import (
 //     the entries the site's index of that order would hold if it listed
 //     only the group's members (with the group's own mark for a window),
 //     with the same values, and there is no other live index.
+//   - every user's history (history:<user>) has a time to live, and each of
+//     its entries is "up:" or "down:" before an article's member, one per
+//     article; while voting on the article is open the user is in its
+//     voter set of that direction; and the article exists, unless
+//     e.closedDeletes says a test deleted articles whose voting had closed
+//     (their entries go when UserHistory meets them).
 func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	e.t.Helper()
 	all := e.keys() // before c is taken: a test's pool may hold one connection
@@ -197,7 +203,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	}
 	last, _ := strconv.ParseUint(counter, 10, 64)
 	indexes := []string{e.key("score:"), e.key("time:")}
-	var records []string
+	var records, histories []string
 	for _, k := range all {
 		name := strings.TrimPrefix(k, e.prefix)
 		switch {
@@ -213,6 +219,8 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			if n, err := redis.Int(c.Do("EXISTS", e.key("article:"+id))); err != nil || n != 1 {
 				fail("voter set %s belongs to no article", k)
 			}
+		case strings.HasPrefix(name, "history:"):
+			histories = append(histories, k)
 		case strings.HasPrefix(name, "article:") && name != "article:":
 			if id, err := strconv.ParseUint(strings.TrimPrefix(name, "article:"), 10, 64); err == nil && id > last {
 				fail("article %d is past the id counter %q", id, counter)
@@ -287,6 +295,42 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		for _, k := range all {
 			if strings.HasPrefix(k, e.key("live:")) && !kept[k] {
 				fail("%s is the live index of no kept order of a group", k)
+			}
+		}
+	}
+	for _, history := range histories {
+		user := strings.TrimPrefix(history, e.key("history:"))
+		if ttl, err := redis.Int64(c.Do("PTTL", history)); err != nil || ttl < 0 {
+			fail("history %s has no time to live (PTTL %d, %v)", history, ttl, err)
+		}
+		entries, err := redis.Strings(c.Do("ZRANGE", history, 0, -1))
+		if err != nil {
+			e.t.Fatalf("ZRANGE %s: %v", history, err)
+		}
+		seen := map[string]bool{}
+		for _, entry := range entries {
+			word, member, _ := strings.Cut(entry, ":")
+			id, isArticle := strings.CutPrefix(member, e.key("article:"))
+			if word != "up" && word != "down" || !isArticle {
+				fail("%s holds %q, not a direction and an article", history, entry)
+				continue
+			}
+			if seen[member] {
+				fail("%s holds %s twice", history, member)
+			}
+			seen[member] = true
+			a, exists := articles[member]
+			if !exists {
+				if !e.closedDeletes {
+					fail("%s holds %q, of no article", history, entry)
+				}
+				continue
+			}
+			if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
+				set := map[string]string{"up": "voted:", "down": "downvoted:"}[word] + id
+				if in, err := redis.Bool(c.Do("SISMEMBER", e.key(set), user)); err != nil || !in {
+					fail("%s holds %q, but %s lacks %s", history, entry, set, user)
+				}
 			}
 		}
 	}

@@ -449,8 +449,8 @@ func TestScriptsAreConstants(t *testing.T) {
 		}
 		e.vote(title, id, voting.Down)
 	}
-	if n := srv.infoInt("memory", "number_of_cached_scripts"); n != 5 {
-		t.Errorf("the server holds %d scripts, want the library's 5", n)
+	if n := srv.infoInt("memory", "number_of_cached_scripts"); n != 6 {
+		t.Errorf("the server holds %d scripts, want the library's 6", n)
 	}
 	if got := e.int("ZCARD", e.key("time:")); got < 5 {
 		t.Errorf("%d articles survived the inputs", got)
@@ -472,7 +472,7 @@ func TestScriptsAreConstants(t *testing.T) {
 // README's ACL example grants exactly these.
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del " +
-	"+smembers +zcard +zrangebyscore +zrem +scan +sscan"
+	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +zremrangebyscore"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := startServer(t)
@@ -502,7 +502,8 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			t.Errorf("%s as the ACL user: %v", name, err)
 		}
 	}
-	live, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	live, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
+		voting.WithUserHistory(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

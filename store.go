@@ -135,6 +135,10 @@ func (s *Store) Cutoff() time.Duration { return s.cutoff }
 // (WithLiveGroups).
 func (s *Store) LiveGroups() bool { return s.live }
 
+// HistoryTime returns how long a user's history keeps a vote
+// (WithUserHistory); 0 if the Store keeps no history.
+func (s *Store) HistoryTime() time.Duration { return s.history }
+
 // checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,
 // where the keys of one operation must share a slot.
 func (s *Store) checkClusterPrefix() error {

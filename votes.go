@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -138,8 +139,10 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 }
 
 // UserVotes returns user's vote on each of the articles, in order, in one
-// round trip. An article that does not exist, or whose voting has closed
-// (its voter sets have expired), gives None.
+// round trip. An article that does not exist gives None. Once voting on an
+// article has closed (its voter sets have expired) the vote is read from
+// the user's history if the Store keeps one (WithUserHistory), while the
+// history holds it, and is None otherwise.
 func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string) ([]Direction, error) {
 	if err := checkUser(user); err != nil {
 		return nil, err
@@ -179,26 +182,174 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 			cmds = append(cmds, command{"SISMEMBER", args[at:len(args):len(args)]})
 		}
 	}
+	var now time.Time
+	if s.history > 0 {
+		// The history's entries of the articles, and their scores, to tell
+		// a closed article that is still there.
+		now = s.now()
+		entries := make([]any, 1, 1+2*len(articleIDs))
+		scores := make([]any, 1, 1+len(articleIDs))
+		entries[0], scores[0] = s.keys.userHistory(user), s.keys.scoreIndex()
+		for _, id := range articleIDs {
+			member := s.keys.articleHash(id)
+			entries = append(entries, "up:"+member, "down:"+member)
+			scores = append(scores, member)
+		}
+		cmds = append(cmds, command{"ZMSCORE", entries}, command{"ZMSCORE", scores})
+	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err != nil {
 		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
 	}
+	dirs, err := s.readUserVotes(user, articleIDs, replies, now)
+	if err != nil {
+		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+	}
+	return dirs, nil
+}
+
+// readUserVotes reads UserVotes' replies: two SISMEMBERs per article, then
+// with a history the ZMSCOREs of its entries and of the articles' scores.
+func (s *Store) readUserVotes(user string, articleIDs []string, replies []any, now time.Time) ([]Direction, error) {
+	var entries, scores []any
+	if s.history > 0 {
+		var err error
+		n := 2 * len(articleIDs)
+		if entries, err = redis.Values(replies[n], nil); err != nil {
+			return nil, wrongType(err, s.keys.userHistory(user), "ZMSCORE")
+		}
+		if scores, err = redis.Values(replies[n+1], nil); err != nil {
+			return nil, err
+		}
+		if len(entries) != n || len(scores) != len(articleIDs) {
+			return nil, fmt.Errorf("ZMSCORE gave %d and %d scores for %d articles", len(entries), len(scores), len(articleIDs))
+		}
+	}
+	since := now.Add(-s.history)
 	dirs := make([]Direction, len(articleIDs))
 	for i := range articleIDs {
-		up, err := redis.Bool(replies[2*i], nil)
-		if err != nil {
-			return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+		for j, dir := range [2]Direction{Up, Down} {
+			is, err := redis.Bool(replies[2*i+j], nil)
+			if err != nil {
+				return nil, err
+			}
+			if is {
+				dirs[i] = dir
+			}
 		}
-		down, err := redis.Bool(replies[2*i+1], nil)
-		if err != nil {
-			return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+		if dirs[i] != None || scores == nil || scores[i] == nil {
+			continue
 		}
-		switch {
-		case up:
-			dirs[i] = Up
-		case down:
-			dirs[i] = Down
+		for j, dir := range [2]Direction{Up, Down} {
+			if entries[2*i+j] == nil {
+				continue
+			}
+			b, _ := entries[2*i+j].([]byte)
+			at, err := parseScoreSeconds(string(b))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.keys.userHistory(user), err)
+			}
+			if at.After(since) {
+				dirs[i] = dir
+			}
 		}
 	}
 	return dirs, nil
+}
+
+// A UserVote is one vote in a user's history (UserHistory): the article,
+// the direction of the vote and when it was cast.
+type UserVote struct {
+	Article   Article   `json:"article"`
+	Direction Direction `json:"direction"` // Up or Down
+	At        time.Time `json:"at"`        // when the vote was cast, in UTC
+}
+
+// UserHistory returns a page of the articles user has voted on, newest vote
+// first, with the direction of each vote, from the history WithUserHistory
+// keeps: a vote taken back is not in it, a switched vote is there once, in
+// its new direction and at the time of the switch, and a vote older than
+// the history's time has dropped out. Pages count from 1 and hold the
+// Store's page size; a page past the end is empty. It takes two round
+// trips. An article deleted after voting on it closed is left out, and the
+// history's entry for it removed, so that a page may hold fewer votes than
+// the page size. UserHistory gives an error wrapping ErrInvalid if the
+// Store keeps no history.
+func (s *Store) UserHistory(ctx context.Context, user string, page int) ([]UserVote, error) {
+	if s.history == 0 {
+		return nil, invalid("the Store keeps no user history: give New WithUserHistory(d)")
+	}
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	start, _, past, err := s.pageBounds(page)
+	if err != nil {
+		return nil, err
+	}
+	if past {
+		return []UserVote{}, nil
+	}
+	key := s.keys.userHistory(user)
+	var votes []UserVote
+	err = s.session(ctx, func(c redis.Conn) error {
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return err
+		}
+		reply, err := do(ctx, c, "ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
+			"WITHSCORES", "LIMIT", start, s.pageSize)
+		entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGEBYSCORE"))
+		if err != nil {
+			return err
+		}
+		// Each entry is "up:" or "down:" before the article's member, and
+		// the time of the vote.
+		members := make([]any, 0, len(entries)/2)
+		var dirs []Direction
+		var times []time.Time
+		for i := 0; i+1 < len(entries); i += 2 {
+			word, member, ok := strings.Cut(string(entries[i]), ":")
+			dir, err := ParseDirection(word)
+			if !ok || err != nil || dir == None {
+				continue
+			}
+			at, err := parseScoreSeconds(string(entries[i+1]))
+			if err != nil {
+				return fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, key, entries[i], err)
+			}
+			members = append(members, []byte(member))
+			dirs = append(dirs, dir)
+			times = append(times, at)
+		}
+		articles, gone, err := s.fetch(ctx, c, members, false)
+		if err != nil {
+			return err
+		}
+		// fetch keeps the page's order and leaves out what it skips, so
+		// each article is the next entry of its id.
+		votes = make([]UserVote, 0, len(articles))
+		prefix := s.keys.articlePrefix()
+		for i, m := range members {
+			if len(votes) < len(articles) && string(m.([]byte)) == prefix+articles[len(votes)].ID {
+				votes = append(votes, UserVote{Article: articles[len(votes)], Direction: dirs[i], At: times[i]})
+			}
+		}
+		if len(gone) == 0 {
+			return nil
+		}
+		// An article is gone for good (ids are not given out again): drop
+		// it from the history.
+		args := make([]any, 0, 1+2*len(gone))
+		args = append(args, key)
+		for _, m := range gone {
+			member := string(m.([]byte))
+			args = append(args, "up:"+member, "down:"+member)
+		}
+		_, err = do(ctx, c, "ZREM", args...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("voting: history of user %q: %w", user, err)
+	}
+	return votes, nil
 }
