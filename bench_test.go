@@ -1431,3 +1431,101 @@ func TestMemoryPerLiveEntry(t *testing.T) {
 	}
 	t.Logf("all %d orders: %d B per article per group", len(voting.Orders()), all)
 }
+
+// BenchmarkLifecycle: DeleteArticle of an article in two groups with every
+// order kept and live groups on (against posting one such article), a vote
+// with the user's history on against off, and the counts, over 1,000
+// articles; compare each with BenchmarkPing of the same run.
+func BenchmarkLifecycle(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		ids := fill(b, e, 1000, 500)
+		all := []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithLiveGroups()}
+		indexed, err := storeOn(e.pool, e, all...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := indexed.Reindex(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("PostArticle-2-groups", func(b *testing.B) {
+			s, trips := counted(b, e, all...)
+			measure(b, trips, func(int) error {
+				_, err := s.PostArticle(ctx, "poster", "A headline", "https://example.com/", "big", "second")
+				return err
+			})
+		})
+		b.Run("DeleteArticle-2-groups", func(b *testing.B) {
+			s, trips := counted(b, e, all...)
+			doomed := make([]string, b.N+1)
+			for i := range doomed {
+				if doomed[i], err = s.PostArticle(ctx, "poster", "A headline", "https://example.com/", "big", "second"); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Vote(ctx, "voter", doomed[i], voting.Down); err != nil {
+					b.Fatal(err)
+				}
+			}
+			measure(b, trips, func(i int) error { return s.DeleteArticle(ctx, doomed[i+1]) })
+		})
+		var users atomic.Int64
+		for _, history := range []time.Duration{0, 30 * 24 * time.Hour} {
+			name := map[bool]string{false: "Vote/history-off", true: "Vote/history"}[history > 0]
+			b.Run(name, func(b *testing.B) {
+				s, trips := counted(b, e, voting.WithUserHistory(history))
+				// Each user votes ten times, so that a history holds a few.
+				measure(b, trips, func(i int) error {
+					user := "h" + strconv.FormatInt(users.Add(1)/10, 10)
+					return s.Vote(ctx, user, ids[(i+1000)%1000], voting.Up)
+				})
+			})
+		}
+		b.Run("UserHistory", func(b *testing.B) {
+			s, trips := counted(b, e, voting.WithUserHistory(30*24*time.Hour))
+			for i := range 30 {
+				if err := s.Vote(ctx, "reader", ids[i], voting.Down); err != nil {
+					b.Fatal(err)
+				}
+			}
+			measure(b, trips, func(int) error {
+				h, err := s.UserHistory(ctx, "reader", 1)
+				if err == nil && len(h) != s.PageSize() {
+					err = fmt.Errorf("a history page of %d votes", len(h))
+				}
+				return err
+			})
+		})
+		for _, order := range []voting.Order{voting.ByScore, voting.TopWeek} {
+			b.Run("CountArticles/"+order.String(), func(b *testing.B) {
+				s, trips := counted(b, e, all...)
+				measure(b, trips, func(int) error { _, err := s.CountArticles(ctx, order); return err })
+			})
+			b.Run("CountGroupArticles-live/"+order.String(), func(b *testing.B) {
+				s, trips := counted(b, e, all...)
+				measure(b, trips, func(int) error { _, err := s.CountGroupArticles(ctx, "big", order); return err })
+			})
+		}
+	})
+}
+
+// TestMemoryPerHistoryEntry measures, on a real server, what a user's
+// history costs per vote it holds, and what the set of group names costs
+// per group, as the README quotes them (go test -v -run
+// MemoryPerHistoryEntry), and fails if an entry grows past a bound.
+func TestMemoryPerHistoryEntry(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
+	if !e.real() {
+		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
+	}
+	const n = 500
+	for i := 0; i < n; i++ {
+		id := e.post("poster", "A headline", fmt.Sprintf("group-%04d", i))
+		e.vote("reader000001", id, voting.Up)
+	}
+	perVote := e.int("MEMORY", "USAGE", e.key("history:reader000001"), "SAMPLES", 0) / n
+	perName := e.int("MEMORY", "USAGE", e.key("groupnames:"), "SAMPLES", 0) / n
+	t.Logf("history: %d B per vote kept (members %q); groupnames: %d B per group (names %q)",
+		perVote, "up:"+e.article("1234"), perName, "group-0123")
+	if perVote > 160 || perName > 100 {
+		t.Errorf("a history entry takes %d B and a group name %d B: more than 160 and 100", perVote, perName)
+	}
+}
