@@ -1379,31 +1379,61 @@ func BenchmarkLiveGroups(b *testing.B) {
 		if err := live.Reindex(ctx); err != nil {
 			b.Fatal(err)
 		}
-		for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
-			b.Run(fmt.Sprintf("GetArticles/%v/articles=%d", order, n), func(b *testing.B) {
-				s, trips := counted(b, e, voting.WithLiveGroups())
-				measure(b, trips, func(int) error { return full(s.GetArticles(ctx, 1, order)) })
-			})
-			b.Run(fmt.Sprintf("GetGroupArticles-live/%v/articles=%d", order, n), func(b *testing.B) {
-				s, trips := counted(b, e, voting.WithLiveGroups())
-				measure(b, trips, func(int) error { return full(s.GetGroupArticles(ctx, "big", 1, order)) })
-			})
-		}
 		var users atomic.Int64
-		for _, on := range []bool{false, true} {
-			name := map[bool]string{false: "Vote-2-groups/live-off", true: "Vote-2-groups/live"}[on]
-			b.Run(name, func(b *testing.B) {
-				var opts []voting.Option
-				if on {
-					opts = append(opts, voting.WithLiveGroups())
-				}
-				s, trips := counted(b, e, opts...)
-				measure(b, trips, func(i int) error {
-					return s.Vote(ctx, "l"+strconv.FormatInt(users.Add(1), 10), voted[(i+len(voted))%len(voted)], voting.Up)
+		for range benchRounds(b) {
+			for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+				b.Run(fmt.Sprintf("GetArticles/%v/articles=%d", order, n), func(b *testing.B) {
+					s, trips := counted(b, e, voting.WithLiveGroups())
+					measure(b, trips, func(int) error { return full(s.GetArticles(ctx, 1, order)) })
 				})
+				b.Run(fmt.Sprintf("GetGroupArticles-live/%v/articles=%d", order, n), func(b *testing.B) {
+					s, trips := counted(b, e, voting.WithLiveGroups())
+					measure(b, trips, func(int) error { return full(s.GetGroupArticles(ctx, "big", 1, order)) })
+				})
+			}
+			for _, on := range []bool{false, true} {
+				name := map[bool]string{false: "Vote-2-groups/live-off", true: "Vote-2-groups/live"}[on]
+				b.Run(name, func(b *testing.B) {
+					var opts []voting.Option
+					if on {
+						opts = append(opts, voting.WithLiveGroups())
+					}
+					s, trips := counted(b, e, opts...)
+					measure(b, trips, func(i int) error {
+						return s.Vote(ctx, "l"+strconv.FormatInt(users.Add(1), 10), voted[(i+len(voted))%len(voted)], voting.Up)
+					})
+				})
+			}
+			b.Run("Ping", func(b *testing.B) {
+				c := e.pool.Get()
+				defer c.Close()
+				b.ReportAllocs()
+				for range b.N {
+					if _, err := c.Do("PING"); err != nil {
+						b.Fatal(err)
+					}
+				}
 			})
 		}
 	})
+}
+
+// benchRoundsEnv names the environment variable that runs the rounds of a
+// benchmark with a long fill (BenchmarkLiveGroups) within one fill, each
+// round through every sub-benchmark, so that their ratios can be taken
+// round by round: go test's -count would fill again for each.
+const benchRoundsEnv = "VOTING_BENCH_ROUNDS"
+
+// benchRounds is how many rounds: VOTING_BENCH_ROUNDS, or 1.
+func benchRounds(b *testing.B) int {
+	if v := os.Getenv(benchRoundsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a number of rounds", benchRoundsEnv, v)
+		}
+		return n
+	}
+	return 1
 }
 
 // TestMemoryPerLiveEntry measures, on a real server, what a group's live

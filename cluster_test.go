@@ -115,10 +115,10 @@ func TestClusterNamespacesSpreadOverNodes(t *testing.T) {
 			_, err = c.Do("DEL", args...)
 		}
 		c.Close()
-		// article:, article:1, score:, time:, voted:1, group:news, groups:1
-		// and the group's cached listing time:news.
-		if err != nil || len(keys) != 8 {
-			t.Errorf("%s: %d keys on its node %s (%v), want all 8", prefix, len(keys), addr, err)
+		// article:, article:1, score:, time:, voted:1, group:news, groups:1,
+		// groupnames: and the group's cached listing time:news.
+		if err != nil || len(keys) != 9 {
+			t.Errorf("%s: %d keys on its node %s (%v), want all 9", prefix, len(keys), addr, err)
 		}
 	}
 	t.Logf("namespaces by node: %v", nodes)
