@@ -66,11 +66,11 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if s.live {
 		indexes += len(groups) * len(s.kept)
 	}
-	keys := make([]string, 0, 5+indexes+len(groups))
+	keys := make([]string, 0, 6+indexes+len(groups))
 	keys = append(keys, k.counter(), k.scoreIndex(), k.timeIndex(), k.trimmedHash())
 	posted := unixSeconds(now)
 	score := float64(now.UnixMicro())/1e6 + s.weight
-	args := make([]any, 0, 11+3*indexes+len(groups))
+	args := make([]any, 0, 12+3*indexes+len(groups))
 	args = append(args, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), title, link, poster, posted,
 		formatFloat(score), s.cutoff.Milliseconds(), k.recordPrefix(), indexes)
 	for _, x := range s.extra {
@@ -86,6 +86,10 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 		}
 	}
 	keys = append(keys, k.groupNames())
+	args = append(args, s.history.Milliseconds())
+	if s.history > 0 {
+		keys = append(keys, k.userHistory(poster))
+	}
 	for _, g := range groups {
 		keys = append(keys, k.groupSet(g))
 		args = append(args, g)

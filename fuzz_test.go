@@ -269,10 +269,11 @@ func FuzzInput(f *testing.F) {
 
 // modelArticle is an article as the model holds it.
 type modelArticle struct {
-	id     string
-	posted int64
-	votes  map[string]voting.Direction
-	groups map[string]bool
+	id      string
+	posted  int64
+	votes   map[string]voting.Direction
+	groups  map[string]bool
+	deleted bool
 }
 
 func (a *modelArticle) count(d voting.Direction) int64 {
@@ -312,6 +313,9 @@ func FuzzOperations(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 1, 2, 0, 2, 3, 0, 7, 0, 0})
 	f.Add([]byte{0, 0, 7, 0, 1, 5, 1, 2, 0, 3, 2, 0, 6, 30, 0, 1, 3, 0, 4, 2, 0, 5, 1, 0, 7, 1, 1})
 	f.Add([]byte{0x80, 0, 7, 0, 1, 5, 1, 2, 0, 3, 2, 0, 6, 30, 0, 1, 3, 0, 4, 2, 0, 5, 1, 0, 7, 1, 1, 5, 1, 0, 7, 2, 1})
+	// Deletions (op 6 with the third byte's top bit): of a voted article in
+	// groups, again, of one never posted, and of one whose voting closed.
+	f.Add([]byte{0x80, 0, 7, 0, 1, 5, 2, 2, 0, 6, 0, 0x80, 6, 0, 0x80, 7, 0, 1, 6, 2, 0x80, 0, 1, 3, 6, 30, 0, 6, 1, 0x80, 2, 3, 2, 7, 1, 0})
 	const cutoff = 24 * time.Hour
 	groups := []string{"news", "tech", "art"}
 	users := []string{"ann", "ben", "cat", "dan", "eve", "fay"}
@@ -346,11 +350,14 @@ func FuzzOperations(f *testing.F) {
 		e := newInputEnv(t)
 		s := e.store
 		// The first byte's top bit, which no operation reads, turns live
-		// groups on: group listings then come from the live indexes, and
-		// the invariant checker checks those.
-		if len(data) > 0 && data[0]&0x80 != 0 {
+		// groups and users' histories on: group listings then come from the
+		// live indexes, UserVotes answers from the history once voting has
+		// closed, and the invariant checker checks both.
+		history := len(data) > 0 && data[0]&0x80 != 0
+		e.closedDeletes = false
+		if history {
 			live, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now)},
-				append(opts, voting.WithLiveGroups())...)...)
+				append(opts, voting.WithLiveGroups(), voting.WithUserHistory(100*365*24*time.Hour))...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,9 +410,9 @@ func FuzzOperations(f *testing.F) {
 				id, a := idAt(b2)
 				err := s.Vote(ctx, user, id, dir)
 				switch {
-				case a == nil:
+				case a == nil || a.deleted:
 					if !errors.Is(err, voting.ErrNotFound) {
-						t.Fatalf("vote on unposted %s: %v", id, err)
+						t.Fatalf("vote on unposted or deleted %s: %v", id, err)
 					}
 				case !open(a):
 					if !errors.Is(err, voting.ErrVotingClosed) {
@@ -421,7 +428,7 @@ func FuzzOperations(f *testing.F) {
 					t.Fatal(err)
 				}
 				want := voting.None
-				if a != nil && (open(a) || e.real()) {
+				if a != nil && !a.deleted && (open(a) || e.real() || history) {
 					want = a.votes[user] // see FuzzOperations on expiry
 				}
 				if got[0] != want {
@@ -437,19 +444,37 @@ func FuzzOperations(f *testing.F) {
 					err = s.RemoveFromGroups(ctx, id, gs...)
 				}
 				switch {
-				case a == nil && op == 4:
+				case (a == nil || a.deleted) && op == 4:
 					if !errors.Is(err, voting.ErrNotFound) {
-						t.Fatalf("add unposted %s to groups: %v", id, err)
+						t.Fatalf("add unposted or deleted %s to groups: %v", id, err)
 					}
 				case err != nil:
 					t.Fatal(err)
-				case a != nil:
+				case a != nil && !a.deleted:
 					for _, g := range gs {
 						a.groups[g] = op == 4
 					}
 				}
 			case 6:
-				e.advance(time.Duration(b1%48) * time.Hour)
+				if b2&0x80 == 0 {
+					e.advance(time.Duration(b1%48) * time.Hour)
+					break
+				}
+				id, a := idAt(b1)
+				err := s.DeleteArticle(ctx, id)
+				if a == nil || a.deleted {
+					if !errors.Is(err, voting.ErrNotFound) {
+						t.Fatalf("delete unposted or deleted %s: %v", id, err)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("delete %s: %v", id, err)
+				}
+				a.deleted = true
+				if !open(a) {
+					e.closedDeletes = true // its voters are not known
+				}
 			case 7:
 				order := voting.Order(b2 % 2)
 				page := 1 + int(b1%3)
@@ -468,6 +493,12 @@ func FuzzOperations(f *testing.F) {
 		}
 		for _, a := range articles {
 			got, err := s.Article(ctx, a.id)
+			if a.deleted {
+				if !errors.Is(err, voting.ErrNotFound) {
+					t.Fatalf("deleted article %s = %+v, %v; want ErrNotFound", a.id, got, err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -485,7 +516,7 @@ func compareListing(t *testing.T, what string, got []voting.Article, articles []
 	t.Helper()
 	var in []*modelArticle
 	for _, a := range articles {
-		if group == "" || a.groups[group] {
+		if !a.deleted && (group == "" || a.groups[group]) {
 			in = append(in, a)
 		}
 	}

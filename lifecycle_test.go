@@ -361,7 +361,7 @@ func TestUserHistoryPages(t *testing.T) {
 	e.advance(time.Minute)
 	e.vote("bob", b, voting.None)
 	check("c switched, b taken back", "bob", want{c, voting.Down, 3 * time.Minute}, want{a, voting.Down, 3 * time.Minute})
-	check("the poster's own vote is no history", "alice")
+	check("the posters' own up-votes", "alice", want{c, voting.Up, 0}, want{b, voting.Up, 0}, want{a, voting.Up, 0})
 	if h, err := e.store.UserHistory(ctx, "bob", 1<<40); err != nil || len(h) != 0 {
 		t.Errorf("a page far past the end: %v, %v", h, err)
 	}
@@ -532,6 +532,10 @@ func TestLifecycleKeysOfTheWrongType(t *testing.T) {
 		}},
 		{"score:", func(s *voting.Store, id string) error { _, err := s.CountArticles(ctx, voting.ByScore); return err }},
 		{"group:go", func(s *voting.Store, id string) error { return s.DeleteArticle(ctx, id) }},
+		{"history:alice", func(s *voting.Store, id string) error {
+			_, err := s.PostArticle(ctx, "alice", "b", "https://example.com/")
+			return err
+		}},
 		{"groups:1", func(s *voting.Store, id string) error { return s.DeleteArticle(ctx, id) }},
 	} {
 		e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithLiveGroups())

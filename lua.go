@@ -269,12 +269,17 @@ local title, link, poster = ARGV[4], ARGV[5], ARGV[6]
 local posted, score, cutoffMillis = ARGV[7], ARGV[8], ARGV[9]
 local recordPrefix, extras = ARGV[10], tonumber(ARGV[11])
 -- Then for each of those indexes: what it holds, its field in trimmed (''
--- for none) and the posting time that leaves its window now; then the
+-- for none) and the posting time that leaves its window now; then how long
+-- a user's history keeps a vote, in milliseconds ('0' for no history: the
+-- poster's history, when kept, is the key after the registry); then the
 -- groups' names, in the order of their sets in KEYS.
 local function extra(i)
 	return KEYS[4 + i], ARGV[9 + 3 * i], ARGV[10 + 3 * i], ARGV[11 + 3 * i]
 end
-local registry, firstGroup, firstName = KEYS[5 + extras], 6 + extras, 12 + 3 * extras
+local registry = KEYS[5 + extras]
+local historyMillis = tonumber(ARGV[12 + 3 * extras])
+local history = historyMillis > 0 and KEYS[6 + extras]
+local firstGroup, firstName = 6 + extras + (history and 1 or 0), 13 + 3 * extras
 
 local last, bad = try('GET', counter)
 if bad then
@@ -307,9 +312,17 @@ if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
 		end
 	end
 end
-bad = checkIndexes(2, 3) or checkIndexes(5, 4 + extras) or checkSets(5 + extras, #KEYS, article)
+bad = checkIndexes(2, 3) or checkIndexes(5, 4 + extras) or checkSets(5 + extras, 5 + extras, article)
+	or checkSets(firstGroup, #KEYS, article)
 if bad then
 	return bad
+end
+if history then
+	local _
+	_, bad = try('ZSCORE', history, '')
+	if bad then
+		return bad
+	end
 end
 -- The value of the article in each kept index; nil leaves it out.
 local values, marks = {}, {}
@@ -360,6 +373,12 @@ end
 if firstName <= #ARGV then
 	redis.call('SADD', record, unpack(ARGV, firstName))
 	redis.call('SADD', registry, unpack(ARGV, firstName))
+end
+if history then
+	-- The poster's own up-vote, as the vote script writes a vote.
+	redis.call('ZADD', history, posted, 'up:' .. article)
+	redis.call('ZREMRANGEBYSCORE', history, '-inf', '(' .. number(tonumber(posted) - historyMillis / 1000))
+	redis.call('PEXPIRE', history, historyMillis)
 end
 return 'ok ' .. id
 `)

@@ -134,11 +134,13 @@ func WithLiveGroups() Option {
 }
 
 // WithUserHistory keeps, for each user, the articles they voted on and how,
-// newest vote first, for d after each vote (UserHistory): a vote older than
-// d drops out, and a user's whole history expires d after their last vote.
-// It costs each vote a few writes to the user's history, and memory for one
-// entry per vote kept (see the README). It must be 0 (off, the default) or
-// at least a second.
+// newest vote first, for d after each vote (UserHistory), a post counting
+// as the poster's up-vote: a vote older than d drops out, and a user's
+// whole history expires d after their last vote. Once voting on an article
+// has closed, UserVotes answers from it. It costs each vote and post a few
+// writes to the user's history, and memory for one entry per vote kept (see
+// the README). It must be 0 (off, the default) or at least a second. Every
+// Store of a namespace should agree on it.
 func WithUserHistory(d time.Duration) Option {
 	return func(c *config) { c.history = d }
 }

@@ -267,9 +267,9 @@ type UserVote struct {
 
 // UserHistory returns a page of the articles user has voted on, newest vote
 // first, with the direction of each vote, from the history WithUserHistory
-// keeps: a vote taken back is not in it, a switched vote is there once, in
-// its new direction and at the time of the switch, and a vote older than
-// the history's time has dropped out. Pages count from 1 and hold the
+// keeps: the user's own posts are there as up-votes, a vote taken back is
+// not, a switched vote is there once, in its new direction and at the time
+// of the switch, and a vote older than the history's time has dropped out. Pages count from 1 and hold the
 // Store's page size; a page past the end is empty. It takes two round
 // trips. An article deleted after voting on it closed is left out, and the
 // history's entry for it removed, so that a page may hold fewer votes than
