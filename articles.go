@@ -435,7 +435,7 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores 
 	if !withScores {
 		scores, err := redis.Values(replies[len(entries)], nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
 		}
 		if len(scores) != len(entries) {
 			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))

@@ -34,8 +34,8 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	}
 	keys := make([]string, 0, 5+indexes+len(groups)*(1+indexes))
 	keys = append(keys, member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames())
-	args := make([]any, 0, 3+2*indexes+len(groups))
-	args = append(args, member, len(groups), indexes)
+	args := make([]any, 0, 4+2*indexes+len(groups))
+	args = append(args, member, len(groups), indexes, k.groupSet(""))
 	for _, o := range s.kept[:indexes] {
 		spec := &orders[o]
 		keys = append(keys, k.index(o))
@@ -64,7 +64,8 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	return scriptError("add article "+articleID+" to groups", word, detail)
 }
 
-// RemoveFromGroups takes an article out of groups in one atomic step. The
+// RemoveFromGroups takes an article out of groups in one atomic step, and
+// out of the groups' listings (live, or the book's cached ones) at once. The
 // article need not exist any more, so that groups can be cleaned up; a group
 // the article is not in is left as it is. At least one group must be given.
 func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups ...string) error {
@@ -73,7 +74,18 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 		return err
 	}
 	keys := append([]string{s.keys.groupRecord(articleID)}, sets...)
-	keys = s.appendLiveIndexes(keys, groups)
+	if s.live {
+		keys = s.appendLiveIndexes(keys, groups)
+	} else {
+		// The article leaves the groups' cached listings at once too, so
+		// that none lists it, or keeps it after a deletion, until it
+		// expires.
+		for _, g := range groups {
+			for _, o := range s.kept {
+				keys = append(keys, s.keys.groupCache(g, o))
+			}
+		}
+	}
 	reply, err := redis.String(s.script(ctx, removeGroupsScript, keys, names(s.keys.articleHash(articleID), groups)...))
 	if err != nil {
 		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)

@@ -16,11 +16,15 @@ import (
 // included), its group memberships, its record of its groups and its
 // entries in its voters' histories. Afterwards every method treats the id as
 // unknown. It returns an error wrapping ErrNotFound if there is no such
-// article (nothing of it is stored).
+// article: no hash, no score and no posting time. The script's work grows
+// with the article's groups times the kept orders and, with user
+// histories, with its voters (a ZREM from each one's history while voting
+// is open).
 //
 // An article written by the book's own code has no record of its groups;
 // DeleteArticle then looks for it in every group this package has put an
-// article in or Reindex has found (the set groupnames:). A voter's history
+// article in or Reindex has found (the set groupnames:), one SISMEMBER per
+// group, as it does for an article posted in no group. A voter's history
 // loses the article at once while voting on it is open; after that the
 // voter sets that name the voters are gone, and UserHistory leaves the
 // article out, and drops it, when it meets it. The id is not given out

@@ -154,7 +154,7 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 func TestDeleteAnArticleTheBookWrote(t *testing.T) {
 	e := newEnv(t, voting.WithLiveGroups())
 	e.post("alice", "library", "go") // names the group go
-	now := unix(e.clock.Now())
+	now := e.clock.Now().Unix()
 	bookPost := func(id string, groups ...string) {
 		member := e.article(id)
 		e.do("HSET", member, "title", "book", "link", "https://example.com", "poster", "bob", "time", now, "votes", 1)
@@ -552,5 +552,347 @@ func TestLifecycleKeysOfTheWrongType(t *testing.T) {
 		if after := e.dump(); after != before {
 			t.Errorf("%s a string: the call wrote:\n%s\nwas:\n%s", key, after, before)
 		}
+	}
+}
+
+// TestDeleteABookArticleGivenARecordLater: an article the book's code put
+// in a group has no record of its groups until AddToGroups gives it one;
+// that record names the book's groups too, so that DeleteArticle takes the
+// article out of all of them.
+func TestDeleteABookArticleGivenARecordLater(t *testing.T) {
+	e := newEnv(t, voting.WithLiveGroups())
+	e.post("alice", "library", "go") // names the group go
+	now := e.clock.Now().Unix()
+	member := e.article("100")
+	e.do("HSET", member, "title", "book", "link", "https://example.com", "poster", "bob", "time", now, "votes", 1)
+	e.do("ZADD", e.key("score:"), now+432, member)
+	e.do("ZADD", e.key("time:"), now, member)
+	e.do("SADD", e.key("group:go"), member)
+	if err := e.store.AddToGroups(ctx, "100", "lua"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.store.ArticleGroups(ctx, "100"); err != nil || fmt.Sprint(got) != "[go lua]" {
+		t.Errorf("ArticleGroups = %v, %v; want [go lua]", got, err)
+	}
+	if err := e.store.DeleteArticle(ctx, "100"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.strs("SMEMBERS", e.key("group:go")); fmt.Sprint(got) != "["+e.article("1")+"]" {
+		t.Errorf("group:go = %v after deleting article 100", got)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestHistoryPagesAfterPruning: when UserHistory drops the entry of an
+// article deleted after its voting closed, it reads the page again, so
+// that reading page after page still gives every other vote once.
+func TestHistoryPagesAfterPruning(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2), voting.WithUserHistory(30*24*time.Hour))
+	e.closedDeletes = true
+	var ids []string
+	for _, title := range []string{"a", "b", "c", "d", "f", "g"} {
+		ids = append(ids, e.post("alice", title))
+	}
+	for _, id := range ids { // newest vote last
+		e.vote("bob", id, voting.Up)
+		e.advance(time.Minute)
+	}
+	e.advance(voting.DefaultCutoff)
+	for _, id := range ids {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	for _, id := range []string{ids[5], ids[3]} {
+		if err := e.store.DeleteArticle(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for page := 1; page < 10; page++ {
+		h, err := e.store.UserHistory(ctx, "bob", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range h {
+			got = append(got, v.Article.ID)
+		}
+		if len(h) < 2 {
+			break
+		}
+	}
+	if want := []string{ids[4], ids[2], ids[1], ids[0]}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history read page by page: %v, want %v", got, want)
+	}
+	if n := e.int("ZCARD", e.key("history:bob")); n != 4 {
+		t.Errorf("history:bob holds %d entries after the reads, want 4", n)
+	}
+}
+
+// TestRemoveFromGroupsLeavesTheCache: with the book's cached group
+// listings, an article taken out of a group leaves its cached listings at
+// once, so that a deletion afterwards leaves nothing of it there.
+func TestRemoveFromGroupsLeavesTheCache(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	keep := e.post("alice", "kept", "go")
+	id := e.post("bob", "deleted", "go")
+	for _, o := range e.store.Orders() {
+		if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.store.RemoveFromGroups(ctx, id, "go"); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range e.store.Orders() {
+		if got := idsOf(listAll(t, e.store, "go", o)); fmt.Sprint(got) != "["+keep+"]" {
+			t.Errorf("group go by %v lists %v after the removal, want [%s]", o, got, keep)
+		}
+	}
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range e.store.Orders() {
+		for _, m := range e.zset(e.key(o.String() + ":go")) {
+			if strings.HasPrefix(m, e.article(id)+"=") {
+				t.Errorf("%s:go still holds the deleted %s", o, m)
+			}
+		}
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestScoreIndexOfTheWrongTypeForHistory: UserVotes and UserHistory read
+// score: with ZMSCORE; of the wrong type it is ErrCorrupt, naming it.
+func TestScoreIndexOfTheWrongTypeForHistory(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(time.Hour))
+	id := e.post("alice", "a")
+	e.vote("bob", id, voting.Up)
+	e.do("DEL", e.key("score:"))
+	e.do("SET", e.key("score:"), "x")
+	_, err := e.store.UserVotes(ctx, "bob", id)
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("score:")) {
+		t.Errorf("UserVotes with score: a string: %v, want ErrCorrupt naming it", err)
+	}
+	_, err = e.store.UserHistory(ctx, "bob", 1)
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("score:")) {
+		t.Errorf("UserHistory with score: a string: %v, want ErrCorrupt naming it", err)
+	}
+}
+
+// A vote on a Store with a history whose history key is of the wrong type
+// is ErrCorrupt naming it, and writes nothing.
+func TestVoteWithHistoryOfTheWrongType(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(time.Hour))
+	id := e.post("alice", "a")
+	key := e.key("history:bob")
+	e.do("SET", key, "x")
+	before := e.dump()
+	err := e.store.Vote(ctx, "bob", id, voting.Up)
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+		t.Errorf("Vote: %v, want ErrCorrupt naming %s", err, key)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("the vote wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// Once voting has closed, UserVotes reads the history only for votes newer
+// than d: an old entry the history still holds (the user voted since, so
+// the key lives on, and no vote has pruned it) answers None, exactly at d
+// too, as UserHistory leaves it out.
+func TestUserVotesIgnoresEntriesOlderThanTheHistory(t *testing.T) {
+	const d = 3 * time.Hour
+	e := newEnv(t, voting.WithCutoff(time.Hour), voting.WithUserHistory(d))
+	t0 := e.clock.Now()
+	a := e.post("alice", "a")
+	e.vote("bob", a, voting.Up)
+	e.advance(2 * time.Hour)
+	e.do("DEL", e.key("voted:"+a), e.key("downvoted:"+a))
+	b := e.post("alice", "b")
+	e.vote("bob", b, voting.Up) // keeps the history alive, does not prune a
+	e.clock.set(t0.Add(d - 500*time.Millisecond))
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 2 {
+		t.Errorf("half a second before d: UserHistory = %+v, %v; want a and b", h, err)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
+		t.Errorf("half a second before d: UserVotes = %v, %v; want [up]", dirs, err)
+	}
+	e.clock.set(t0.Add(d))
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 1 || h[0].Article.ID != b {
+		t.Errorf("at d: UserHistory = %+v, %v; want only b", h, err)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.None {
+		t.Errorf("at d: UserVotes = %v, %v; want [none]", dirs, err)
+	}
+	e.clock.set(t0.Add(d + time.Minute))
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.None {
+		t.Errorf("past d: UserVotes = %v, %v; want [none]", dirs, err)
+	}
+}
+
+// A down-vote on an article deleted after voting closed is dropped from
+// the history when UserHistory meets it.
+func TestHistoryDropsADeletedDownVote(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
+	e.closedDeletes = true
+	a := e.post("alice", "a")
+	e.vote("bob", a, voting.Down)
+	e.advance(voting.DefaultCutoff + time.Second)
+	e.do("DEL", e.key("voted:"+a), e.key("downvoted:"+a))
+	if err := e.store.DeleteArticle(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 0 {
+		t.Fatalf("UserHistory = %+v, %v; want none", h, err)
+	}
+	if e.exists(e.key("history:bob")) {
+		t.Errorf("history:bob = %v, want it gone", e.zset(e.key("history:bob")))
+	}
+}
+
+// A cached group listing built after the post holds the article; the
+// deletion takes it out of the listings of every order.
+func TestDeleteClearsCachedListings(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	keep := e.post("alice", "kept", "go")
+	id := e.post("bob", "deleted", "go")
+	for _, o := range e.store.Orders() {
+		if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range e.store.Orders() {
+		if got := e.strs("ZRANGE", e.key(o.String()+":go"), 0, -1); fmt.Sprint(got) != "["+e.article(keep)+"]" {
+			t.Errorf("%s:go = %v after the deletion", o, got)
+		}
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// An article whose hash is gone but whose index entries are left is still
+// deleted: only an article of which nothing is stored is not found.
+func TestDeleteCleansUpAnArticleWithoutItsHash(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "a", "go")
+	e.do("DEL", e.article(id))
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatalf("DeleteArticle: %v", err)
+	}
+	for _, k := range []string{"score:", "time:", "group:go", "groups:" + id, "voted:" + id} {
+		if e.exists(e.key(k)) {
+			t.Errorf("%s is left", k)
+		}
+	}
+}
+
+// Group names read from a record or from groupnames: that are no group
+// names make DeleteArticle report ErrCorrupt naming the key, writing
+// nothing.
+func TestDeleteRefusesBadGroupNames(t *testing.T) {
+	for _, from := range []string{"groups:1", "groupnames:"} {
+		e := newEnv(t)
+		id := e.post("alice", "a", "go")
+		key := e.key(from)
+		if from == "groupnames:" {
+			e.do("DEL", e.key("groups:"+id))
+		}
+		e.do("SADD", key, "a{b}")
+		before := e.dump()
+		err := e.store.DeleteArticle(ctx, id)
+		if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s holding a{b}: %v, want ErrCorrupt naming it", from, err)
+		}
+		if after := e.dump(); after != before {
+			t.Errorf("%s holding a{b}: the deletion wrote", from)
+		}
+	}
+}
+
+// Without live groups CountGroupArticles reads the group's set; one of the
+// wrong type is ErrCorrupt naming it.
+func TestCountGroupOfTheWrongType(t *testing.T) {
+	e := newEnv(t)
+	e.do("SET", e.key("group:go"), "x")
+	_, err := e.store.CountGroupArticles(ctx, "go", voting.ByScore)
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("group:go")) {
+		t.Errorf("CountGroupArticles: %v, want ErrCorrupt naming group:go", err)
+	}
+}
+
+// DeleteArticle refuses each key it reads or writes of the wrong type with
+// ErrCorrupt naming it, and writes nothing.
+
+func TestDeleteWrongTypeEveryKey(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		opts []voting.Option
+	}{
+		{"score:", nil}, {"time:", nil}, {"article:1", nil}, {"voted:1", nil}, {"downvoted:1", nil},
+		{"score:go", nil}, {"time:go", nil}, {"votes:", []voting.Option{voting.WithOrders(voting.ByVotes)}},
+		{"top-day:", []voting.Option{voting.WithOrders(voting.TopDay)}},
+		{"live:time:go", []voting.Option{voting.WithLiveGroups()}},
+		{"history:carol", []voting.Option{voting.WithUserHistory(time.Hour)}},
+		{"groupnames:", []voting.Option{voting.WithLiveGroups()}},
+	} {
+		e := newEnv(t, c.opts...)
+		id := e.post("alice", "a", "go")
+		e.vote("bob", id, voting.Up)
+		e.vote("carol", id, voting.Down)
+		if _, err := e.store.GetGroupArticles(ctx, "go", 1, voting.ByScore); err != nil {
+			t.Fatal(err)
+		}
+		if c.key == "groupnames:" {
+			e.do("DEL", e.key("groups:1"))
+		}
+		key := e.key(c.key)
+		e.do("DEL", key)
+		e.do("SET", key, "x")
+		before := e.dump()
+		err := e.store.DeleteArticle(ctx, id)
+		if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s a string: %v, want ErrCorrupt naming it", key, err)
+		}
+		if after := e.dump(); after != before {
+			t.Errorf("%s a string: the call wrote", key)
+		}
+	}
+}
+
+// TestHistoryEntriesTheLibraryDoesNotWrite: a history entry that is no
+// vote ("none:", "sideways:" or no article) is skipped; one whose time is
+// outside the range of times is ErrCorrupt naming the history, from
+// UserHistory and, once voting has closed, from UserVotes; a voter set of
+// the wrong type is ErrCorrupt naming it.
+func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(365*24*time.Hour))
+	a := e.post("alice", "a")
+	b := e.post("alice", "b")
+	e.vote("bob", a, voting.Up)
+	key := e.key("history:bob")
+	at := e.clock.Now().Unix()
+	e.do("ZADD", key, at+1, "none:"+e.article(b), at+2, "sideways:"+e.article(b), at+3, "up:", at+4, "up:nothing")
+	h, err := e.store.UserHistory(ctx, "bob", 1)
+	if err != nil || len(h) != 1 || h[0].Article.ID != a || h[0].Direction != voting.Up {
+		t.Fatalf("UserHistory = %+v, %v; want only a, up", h, err)
+	}
+	e.do("ZADD", key, 2e11, "down:"+e.article(b))
+	if _, err := e.store.UserHistory(ctx, "bob", 1); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+		t.Errorf("UserHistory with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+	}
+	e.advance(voting.DefaultCutoff + time.Second)
+	for _, id := range []string{a, b} {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	if _, err := e.store.UserVotes(ctx, "bob", a, b); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+		t.Errorf("UserVotes with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
+		t.Errorf("UserVotes of a alone = %v, %v; want [up] from the history", dirs, err)
+	}
+	e.do("SET", e.key("voted:"+a), "x")
+	if _, err := e.store.UserVotes(ctx, "bob", a); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("voted:"+a)) {
+		t.Errorf("UserVotes with voted:%s a string: %v, want ErrCorrupt naming it", a, err)
 	}
 }

@@ -170,6 +170,34 @@ local function checkGroupNames(key, names)
 	end
 end
 
+-- unrecordedGroups finds the groups of an article with no record of its
+-- groups (one the book's code put in groups): each group named in the
+-- namespace's set of group names, registry, whose set holds member. It
+-- costs one SISMEMBER per named group. It gives the names, and a reply to
+-- return if a key or a name is unsound.
+local function unrecordedGroups(registry, groupPrefix, member)
+	local all, bad = try('SMEMBERS', registry)
+	if bad then
+		return nil, bad
+	end
+	bad = checkGroupNames(registry, all)
+	if bad then
+		return nil, bad
+	end
+	local names = {}
+	for _, name in ipairs(all) do
+		local is
+		is, bad = try('SISMEMBER', groupPrefix .. name, member)
+		if bad then
+			return nil, bad
+		end
+		if is == 1 then
+			names[#names + 1] = name
+		end
+	end
+	return names
+end
+
 -- mark reads where a top-of-window index was last trimmed up to: every
 -- member of it was posted after that time. It gives the mark as a string,
 -- or nil if there is none, and a reply to return if the field is unsound.
@@ -598,14 +626,14 @@ local hash, byScore, record, trimmed, registry = KEYS[1], KEYS[2], KEYS[3], KEYS
 -- Then, with live groups, the site's index of each kept order; then the
 -- groups' sets; then each group's live index of each kept order, a group
 -- at a time.
-local member, groups, indexes = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local member, groups, indexes, groupPrefix = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 -- Then for each kept order: its name if it has a window ('' if not) and the
 -- posting time that leaves the window now; then the groups' names, in the
 -- order of their sets.
 local function site(i)
-	return KEYS[5 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+	return KEYS[5 + i], ARGV[3 + 2 * i], ARGV[4 + 2 * i]
 end
-local firstSet, beforeNames = 6 + indexes, 3 + 2 * indexes
+local firstSet, beforeNames = 6 + indexes, 4 + 2 * indexes
 local function liveIndex(g, i)
 	return KEYS[5 + indexes + groups + (g - 1) * indexes + i]
 end
@@ -626,6 +654,15 @@ bad = checkSets(3, 3, member) or checkSets(5, 5, member) or checkSets(firstSet, 
 	or checkIndexes(firstSet + groups, #KEYS)
 if bad then
 	return bad
+end
+-- An article with no record yet may be one the book's code put in groups:
+-- its record, once written, names those too, so that a deletion finds them.
+local unrecorded = {}
+if redis.call('EXISTS', record) == 0 then
+	unrecorded, bad = unrecordedGroups(registry, groupPrefix, member)
+	if bad then
+		return bad
+	end
 end
 local entries, marks = {}, {} -- the live indexes to write: key, value; new marks
 if indexes > 0 then
@@ -671,6 +708,9 @@ for i = firstSet, firstSet + groups - 1 do
 	redis.call('SADD', KEYS[i], member)
 end
 redis.call('SADD', record, unpack(ARGV, beforeNames + 1))
+if #unrecorded > 0 then
+	redis.call('SADD', record, unpack(unrecorded))
+end
 redis.call('SADD', registry, unpack(ARGV, beforeNames + 1))
 for _, e in ipairs(entries) do
 	redis.call('ZADD', e[1], e[2], member)
@@ -682,11 +722,13 @@ return 'ok'
 `)
 
 // removeGroupsScript takes an article out of groups, and the groups out of
-// its record; with live groups, out of each group's live indexes too. It
+// its record; out of each group's live indexes too, or without live groups
+// out of its cached listings. It
 // does not ask whether the article exists, so that members left behind can
 // be cleaned up.
 var removeGroupsScript = newScript(`
-local record = KEYS[1] -- then the groups' sets, then their live indexes
+local record = KEYS[1] -- then the groups' sets, then their live indexes or
+-- their cached listings
 local member = ARGV[1] -- then the groups' names, in the order of their sets
 local groups = #ARGV - 1
 
@@ -1033,33 +1075,16 @@ names, bad = try('SMEMBERS', record)
 if bad then
 	return bad
 end
-local from = record
-if #names == 0 then
-	-- No record: look in every group the namespace has named.
-	local all
-	all, bad = try('SMEMBERS', registry)
-	if bad then
-		return bad
-	end
-	bad = checkGroupNames(registry, all)
-	if bad then
-		return bad
-	end
-	for _, name in ipairs(all) do
-		local is
-		is, bad = try('SISMEMBER', groupPrefix .. name, member)
-		if bad then
-			return bad
-		end
-		if is == 1 then
-			names[#names + 1] = name
-		end
-	end
-	from = registry
-end
-bad = checkGroupNames(from, names)
+bad = checkGroupNames(record, names)
 if bad then
 	return bad
+end
+if #names == 0 then
+	-- No record: look in every group the namespace has named.
+	names, bad = unrecordedGroups(registry, groupPrefix, member)
+	if bad then
+		return bad
+	end
 end
 local sets, indexes, histories = {}, {}, {}
 for _, name in ipairs(names) do
