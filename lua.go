@@ -529,10 +529,10 @@ if history then
 end
 -- The article's groups' live indexes that hold it, and what each holds.
 -- Their names are made here from the record, not passed in KEYS: the
--- caller cannot know the groups without a round trip of its own. This is
--- the one script that reaches keys not named in KEYS; with the namespace's
--- prefix they share its Redis Cluster slot, since a group name holds no
--- brace.
+-- caller cannot know the groups without a round trip of its own. This and
+-- the delete script are the two that reach keys not named in KEYS; with
+-- the namespace's prefix they share its Redis Cluster slot, since a group
+-- name holds no brace.
 local live = {}
 if record then
 	local names
