@@ -896,3 +896,28 @@ func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
 		t.Errorf("UserVotes with voted:%s a string: %v, want ErrCorrupt naming it", a, err)
 	}
 }
+
+// TestHistoryOfAUserWithBraces: a user's name may hold braces; the history
+// key still lies in the namespace's slot on Redis Cluster (the prefix's
+// hash tag comes first), so the vote, the post, the history and the
+// deletion all work for such a user.
+func TestHistoryOfAUserWithBraces(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithLiveGroups())
+	const user = "{other}x{y}"
+	id := e.post(user, "by braces", "go")
+	other := e.post("alice", "a", "go")
+	e.advance(time.Second)
+	e.vote(user, other, voting.Down)
+	h, err := e.store.UserHistory(ctx, user, 1)
+	if err != nil || len(h) != 2 || h[0].Article.ID != other || h[0].Direction != voting.Down || h[1].Article.ID != id {
+		t.Fatalf("UserHistory = %+v, %v", h, err)
+	}
+	for _, d := range []string{id, other} {
+		if err := e.store.DeleteArticle(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.exists(e.key("history:" + user)) {
+		t.Errorf("the history of %q is left after deleting both articles", user)
+	}
+}
