@@ -18,12 +18,20 @@
 // A Store reads and writes the book's own key layout (see the README), so it
 // can serve data written by the book's code and the other way round; WithPrefix
 // puts a namespace in front of every key. Each write (posting, a vote, a group
-// change) is one Lua script: one atomic step and one round trip, so that a
+// change, a deletion) is one Lua script: one atomic step and one round trip, so that a
 // score always equals time + W x (up-votes - down-votes), whatever runs
 // concurrently. A listing is two round trips whatever the page size: the page
 // of ids, then one pipelined batch of the articles. A group's listing is the
 // book's cached intersection of the group with an index, or, with
 // WithLiveGroups, an index of the group's own that every write keeps exact.
+//
+// # Around the votes
+//
+// DeleteArticle removes an article and every entry of it, in one script;
+// CountArticles and CountGroupArticles count a listing for a page count;
+// Cutoff tells when voting on an article closes; and WithUserHistory keeps
+// each user's votes for UserHistory, and for UserVotes once voting has
+// closed. Article, UserVote and Direction encode as JSON directly.
 //
 // Redis does not roll a script back, so each script reads and checks all it
 // needs first and writes last: an operation does all of its change or none

@@ -16,7 +16,8 @@ package voting
 //	                              found from it; the book's code writes none)
 //	history:<user>        zset    with WithUserHistory, the user's votes: members
 //	                              up:article:<id> and down:article:<id>, scored with the
-//	                              time of the vote; expires after the history's time
+//	                              time of the vote (a post is its poster's up-vote);
+//	                              expires the history's time after the user's last vote
 //	groupnames:           set     the names of every group this package has put an
 //	                              article in, or Reindex has found (so that a deletion
 //	                              can find the groups of an article with no record)
