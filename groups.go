@@ -50,9 +50,16 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	for _, g := range groups {
 		args = append(args, g)
 	}
-	reply, err := redis.String(s.script(ctx, addGroupsScript, keys, args...))
+	return s.articleScript(ctx, addGroupsScript, "add article "+articleID+" to groups", articleID, keys, args)
+}
+
+// articleScript runs a script that writes an article, and reads its reply:
+// nil for ok, an error wrapping ErrNotFound for notfound, and the script's
+// error otherwise. what names the operation in errors.
+func (s *Store) articleScript(ctx context.Context, sc *script, what, articleID string, keys []string, args []any) error {
+	reply, err := redis.String(s.script(ctx, sc, keys, args...))
 	if err != nil {
-		return fmt.Errorf("voting: add article %s to groups: %w", articleID, err)
+		return fmt.Errorf("voting: %s: %w", what, err)
 	}
 	word, detail, _ := strings.Cut(reply, " ")
 	switch word {
@@ -61,7 +68,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	case replyNotFound:
 		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
 	}
-	return scriptError("add article "+articleID+" to groups", word, detail)
+	return scriptError(what, word, detail)
 }
 
 // RemoveFromGroups takes an article out of groups in one atomic step, and

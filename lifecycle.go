@@ -53,18 +53,7 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) error {
 	for _, o := range s.kept {
 		args = append(args, orders[o].key)
 	}
-	reply, err := redis.String(s.script(ctx, deleteScript, keys, args...))
-	if err != nil {
-		return fmt.Errorf("voting: delete article %s: %w", articleID, err)
-	}
-	word, detail, _ := strings.Cut(reply, " ")
-	switch word {
-	case replyOK:
-		return nil
-	case replyNotFound:
-		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
-	}
-	return scriptError("delete article "+articleID, word, detail)
+	return s.articleScript(ctx, deleteScript, "delete article "+articleID, articleID, keys, args)
 }
 
 // CountArticles returns how many articles a listing of the order holds

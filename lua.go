@@ -170,6 +170,21 @@ local function checkGroupNames(key, names)
 	end
 end
 
+-- recordedGroups reads the names in an article's record of its groups,
+-- checked as group names; it gives them, and a reply to return if the
+-- record or a name is unsound.
+local function recordedGroups(record)
+	local names, bad = try('SMEMBERS', record)
+	if bad then
+		return nil, bad
+	end
+	bad = checkGroupNames(record, names)
+	if bad then
+		return nil, bad
+	end
+	return names
+end
+
 -- unrecordedGroups finds the groups of an article with no record of its
 -- groups (one the book's code put in groups): each group named in the
 -- namespace's set of group names, registry, whose set holds member. It
@@ -536,11 +551,7 @@ end
 local live = {}
 if record then
 	local names
-	names, bad = try('SMEMBERS', record)
-	if bad then
-		return bad
-	end
-	bad = checkGroupNames(record, names)
+	names, bad = recordedGroups(record)
 	if bad then
 		return bad
 	end
@@ -1071,11 +1082,7 @@ for _, set in ipairs({voted, downvoted}) do
 	end
 end
 local names
-names, bad = try('SMEMBERS', record)
-if bad then
-	return bad
-end
-bad = checkGroupNames(record, names)
+names, bad = recordedGroups(record)
 if bad then
 	return bad
 end
