@@ -126,9 +126,9 @@ func redirected(err error) bool {
 }
 
 // script runs a script in one session and returns its reply.
-func (s *Store) script(ctx context.Context, sc *script, keys []string, args ...any) (reply any, err error) {
+func (s *Store) script(ctx context.Context, sc *script, cl call) (reply any, err error) {
 	err = s.session(ctx, func(c redis.Conn) error {
-		reply, err = run(ctx, c, sc, keys, args...)
+		reply, err = run(ctx, c, sc, cl)
 		return err
 	})
 	return reply, err
@@ -253,8 +253,8 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 // run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
-func run(ctx context.Context, c redis.Conn, s *script, keys []string, args ...any) (any, error) {
-	evalArgs := evalArgs(s, keys, args...)
+func run(ctx context.Context, c redis.Conn, s *script, cl call) (any, error) {
+	evalArgs := evalArgs(s, cl)
 	reply, err := do(ctx, c, "EVALSHA", evalArgs...)
 	if noScript(err) {
 		evalArgs[0] = s.src
@@ -263,14 +263,14 @@ func run(ctx context.Context, c redis.Conn, s *script, keys []string, args ...an
 	return reply, err
 }
 
-// evalArgs are the arguments of EVALSHA for a script, its keys and args.
-func evalArgs(s *script, keys []string, args ...any) []any {
-	evalArgs := make([]any, 0, 2+len(keys)+len(args))
-	evalArgs = append(evalArgs, s.hashArg, len(keys))
-	for _, k := range keys {
+// evalArgs are the arguments of EVALSHA for a script and one call of it.
+func evalArgs(s *script, cl call) []any {
+	evalArgs := make([]any, 0, 2+len(cl.keys)+len(cl.args))
+	evalArgs = append(evalArgs, s.hashArg, len(cl.keys))
+	for _, k := range cl.keys {
 		evalArgs = append(evalArgs, k)
 	}
-	return append(evalArgs, args...)
+	return append(evalArgs, cl.args...)
 }
 
 // noScript reports whether err is Redis's word that it does not have a

@@ -129,7 +129,7 @@ func ExampleNew() {
 	fmt.Println(errors.Is(err, voting.ErrInvalid), err)
 	// Output:
 	// page size: 10
-	// true voting: invalid input: vote weight -432 is outside (0, 1e+09]
+	// true voting: new store: invalid input: vote weight -432 is outside (0, 1e+09]
 }
 
 // Post articles, vote, and read the front page by score and by time.
@@ -216,8 +216,8 @@ func ExampleStore_Vote() {
 	// down       up 1, down 1, score 1795348800, bob: down
 	// switched   up 2, down 0, score 1795349664, bob: up
 	// taken back up 1, down 0, score 1795349232, bob: none
-	// true voting: voting closed: article 1 is older than 168h0m0s
-	// true voting: article not found: article 42
+	// true voting: vote on article 1: voting closed: the article is older than 168h0m0s
+	// true voting: vote on article 42: article not found
 }
 
 // Groups are topics; a group listing is the book's cached intersection of
@@ -534,7 +534,7 @@ func Example_httpHandler() {
 	// POST /articles/2/vote?user=bob&dir=up: 204
 	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none
 	// DELETE /articles/3: 204
-	// DELETE /articles/3: 404 voting: article not found: article 3
+	// DELETE /articles/3: 404 voting: delete article 3: article not found
 	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
 }
 

@@ -4,127 +4,117 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
 
-// Group names are 1 to MaxGroupLen letters, digits, '-', '_' and '.'.
+// Group names are 1 to MaxGroupLen letters, digits, '-', '_' and '.'; an
+// article is in at most MaxGroups groups.
 
 // AddToGroups adds an article to groups in one atomic step. It returns an
 // error wrapping ErrNotFound, and adds nothing, if there is no such article
-// (none that Article finds).
-// At least one group must be given.
-func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...string) error {
-	sets, err := s.groupKeys(articleID, groups)
-	if err != nil {
+// (none that Article finds), and one wrapping ErrInvalid, adding nothing,
+// if the article would then be in more than MaxGroups groups. At least one
+// group must be given.
+func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...string) (err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "add article "+articleID+" to groups")
+		}
+	}()
+	if groups, err = checkGroupChange(articleID, groups); err != nil {
 		return err
 	}
-	k := s.keys
-	member := k.articleHash(articleID)
-	indexes := 0
-	if s.live {
-		indexes = len(s.kept)
-	}
 	now := s.now()
-	if indexes > 0 {
+	if s.live {
 		if err := checkClock(now); err != nil {
 			return err
 		}
 	}
-	keys := make([]string, 0, 5+indexes+len(groups)*(1+indexes))
-	keys = append(keys, member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames())
-	args := make([]any, 0, 4+2*indexes+len(groups))
-	args = append(args, member, len(groups), indexes, k.groupSet(""))
-	for _, o := range s.kept[:indexes] {
-		spec := &orders[o]
-		keys = append(keys, k.index(o))
-		cut := ""
-		if spec.window > 0 {
-			cut = spec.cut(now)
-		}
-		args = append(args, markField(spec, ""), cut)
-	}
-	keys = append(keys, sets...)
-	keys = s.appendLiveIndexes(keys, groups)
-	for _, g := range groups {
-		args = append(args, g)
-	}
-	return s.articleScript(ctx, addGroupsScript, "add article "+articleID+" to groups", articleID, keys, args)
-}
-
-// articleScript runs a script that writes an article, and reads its reply:
-// nil for ok, an error wrapping ErrNotFound for notfound, and the script's
-// error otherwise. what names the operation in errors.
-func (s *Store) articleScript(ctx context.Context, sc *script, what, articleID string, keys []string, args []any) error {
-	reply, err := redis.String(s.script(ctx, sc, keys, args...))
+	st, err := readStatus(s.script(ctx, addGroupsScript, s.addGroupsCall(articleID, groups, now)))
 	if err != nil {
-		return fmt.Errorf("voting: %s: %w", what, err)
+		return err
 	}
-	word, detail, _ := strings.Cut(reply, " ")
-	switch word {
+	switch st.word {
 	case replyOK:
 		return nil
-	case replyNotFound:
-		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
+	case replyTooMany:
+		return invalid("article %s would be in %s groups, more than MaxGroups (%d)", articleID, st.detail, MaxGroups)
 	}
-	return scriptError(what, word, detail)
+	return st.err()
+}
+
+// addGroupsCall builds add_groups.lua's KEYS and ARGV.
+func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) call {
+	k := s.keys
+	member := k.articleHash(articleID)
+	var live []Order
+	livePrefix := ""
+	if s.live {
+		live, livePrefix = s.kept, k.livePrefix()
+	}
+	var c call
+	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames())
+	for _, o := range live {
+		c.key(k.index(o))
+	}
+	c.arg(member, k.groupSet(""), livePrefix, MaxGroups)
+	orderList(&c, live, now, orderKey, orderWindow, orderCut)
+	c.names(groups)
+	return c
 }
 
 // RemoveFromGroups takes an article out of groups in one atomic step, and
 // out of the groups' listings (live, or the book's cached ones) at once. The
 // article need not exist any more, so that groups can be cleaned up; a group
-// the article is not in is left as it is. At least one group must be given.
-func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups ...string) error {
-	sets, err := s.groupKeys(articleID, groups)
-	if err != nil {
+// the article is not in is left as it is. At least one group must be given,
+// and at most MaxGroups.
+func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups ...string) (err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "remove article "+articleID+" from groups")
+		}
+	}()
+	if groups, err = checkGroupChange(articleID, groups); err != nil {
 		return err
 	}
-	keys := append([]string{s.keys.groupRecord(articleID)}, sets...)
+	st, err := readStatus(s.script(ctx, removeGroupsScript, s.removeGroupsCall(articleID, groups)))
+	if err != nil || st.word == replyOK {
+		return err
+	}
+	return st.err()
+}
+
+// removeGroupsCall builds remove_groups.lua's KEYS and ARGV.
+func (s *Store) removeGroupsCall(articleID string, groups []string) call {
+	k := s.keys
+	// A group's listings: its live indexes, or the book's cached listings,
+	// from which the article leaves at once too, so that none lists it, or
+	// keeps it after a deletion, until it expires.
+	listingPrefix := k.prefix
 	if s.live {
-		keys = s.appendLiveIndexes(keys, groups)
-	} else {
-		// The article leaves the groups' cached listings at once too, so
-		// that none lists it, or keeps it after a deletion, until it
-		// expires.
-		for _, g := range groups {
-			for _, o := range s.kept {
-				keys = append(keys, s.keys.groupCache(g, o))
-			}
-		}
+		listingPrefix = k.livePrefix()
 	}
-	reply, err := redis.String(s.script(ctx, removeGroupsScript, keys, names(s.keys.articleHash(articleID), groups)...))
-	if err != nil {
-		return fmt.Errorf("voting: remove article %s from groups: %w", articleID, err)
-	}
-	if word, detail, _ := strings.Cut(reply, " "); word != replyOK {
-		return scriptError("remove article "+articleID+" from groups", word, detail)
-	}
-	return nil
+	var c call
+	c.key(k.groupRecord(articleID), k.groupNames())
+	c.arg(k.articleHash(articleID), k.groupSet(""), listingPrefix)
+	orderList(&c, s.kept, time.Time{}, orderKey)
+	c.names(groups)
+	return c
 }
 
-// appendLiveIndexes appends, with live groups, each group's live index of
-// each kept order, a group at a time.
-func (s *Store) appendLiveIndexes(keys, groups []string) []string {
-	if !s.live {
-		return keys
+// checkGroupChange checks an article id and the groups of a group change:
+// at least one, at most MaxGroups distinct names. It gives the names, each
+// once.
+func checkGroupChange(articleID string, groups []string) ([]string, error) {
+	if err := checkID(articleID); err != nil {
+		return nil, err
 	}
-	for _, g := range groups {
-		for _, o := range s.kept {
-			keys = append(keys, s.keys.liveIndex(g, o))
-		}
+	if len(groups) == 0 {
+		return nil, invalid("no groups given")
 	}
-	return keys
-}
-
-// names are a group script's arguments: the member, then the groups' names.
-func names(member string, groups []string) []any {
-	args := make([]any, 0, 1+len(groups))
-	args = append(args, member)
-	for _, g := range groups {
-		args = append(args, g)
-	}
-	return args
+	return distinctGroups(groups)
 }
 
 // ArticleGroups returns the names of the groups an article is in, sorted,
@@ -132,7 +122,12 @@ func names(member string, groups []string) []any {
 // error wrapping ErrNotFound, as Article does, if there is no such article.
 // An article written by the book's own code has no record (the book keeps
 // only the groups' sets) until Reindex builds one, and gives none.
-func (s *Store) ArticleGroups(ctx context.Context, articleID string) ([]string, error) {
+func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "groups of article "+articleID)
+		}
+	}()
 	if err := checkID(articleID); err != nil {
 		return nil, err
 	}
@@ -143,38 +138,52 @@ func (s *Store) ArticleGroups(ctx context.Context, articleID string) ([]string, 
 		{"SMEMBERS", []any{s.keys.groupRecord(articleID)}},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("voting: groups of article %s: %w", articleID, err)
+		return nil, err
 	}
 	if replies[0] == nil || replies[1] == nil {
-		return nil, fmt.Errorf("%w: article %s", ErrNotFound, articleID)
+		return nil, ErrNotFound
 	}
-	groups, err := redis.Strings(replies[2], nil)
+	groups, err = redis.Strings(replies[2], nil)
 	if err != nil {
-		if rerr, ok := err.(redis.Error); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
-			err = fmt.Errorf("%w: %s is of the wrong type for SMEMBERS", ErrCorrupt, s.keys.groupRecord(articleID))
-		}
-		return nil, fmt.Errorf("voting: groups of article %s: %w", articleID, err)
+		return nil, wrongType(err, s.keys.groupRecord(articleID), "SMEMBERS")
 	}
 	sort.Strings(groups)
 	return groups, nil
 }
 
-// groupKeys checks an article id and group names and gives the groups' keys.
-func (s *Store) groupKeys(articleID string, groups []string) ([]string, error) {
-	if err := checkID(articleID); err != nil {
-		return nil, err
+// CountGroupArticles returns how many articles a group's listing of the
+// order holds, as CountArticles does for the site. With live groups
+// (WithLiveGroups) it is the size of the group's live index, exact for
+// every order. Without them it is the size of the group's set, which is
+// what the book's group listings by ByScore and ByTime hold; a
+// top-of-window order then gives an error wrapping ErrInvalid, since only a
+// live index knows a group's window.
+func (s *Store) CountGroupArticles(ctx context.Context, group string, order Order) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "count group "+group+" by "+order.String())
+		}
+	}()
+	if err := checkGroup(group); err != nil {
+		return 0, err
 	}
-	if len(groups) == 0 {
-		return nil, invalid("no groups given")
+	spec, err := s.checkOrder(order)
+	if err != nil {
+		return 0, err
 	}
-	if err := checkGroups(groups); err != nil {
-		return nil, err
+	switch {
+	case s.live:
+		n, err = s.count(ctx, s.liveListing(group, order))
+	case spec.window > 0:
+		return 0, invalid("counting a group's listing by %s needs live groups: give New WithLiveGroups()", spec.name)
+	default:
+		err = s.session(ctx, func(c redis.Conn) error {
+			var err error
+			n, err = redis.Int64(do(ctx, c, "SCARD", s.keys.groupSet(group)))
+			return wrongType(err, s.keys.groupSet(group), "SCARD")
+		})
 	}
-	keys := make([]string, len(groups))
-	for i, g := range groups {
-		keys[i] = s.keys.groupSet(g)
-	}
-	return keys, nil
+	return n, err
 }
 
 // GetGroupArticles returns a page of a group's articles in the given order,
@@ -197,14 +206,11 @@ func (s *Store) groupKeys(articleID string, groups []string) ([]string, error) {
 // Redis whatever the page size.
 func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
 	if err := checkGroup(group); err != nil {
-		return nil, err
+		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
 	spec, start, stop, past, err := s.pageRange(page, order)
-	if err != nil {
-		return nil, err
-	}
-	if past {
-		return []Article{}, nil
+	if err != nil || past {
+		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
 	var articles []Article
 	if s.live {
@@ -213,7 +219,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 		articles, err = s.cachedGroupPage(ctx, group, order, spec, start, stop)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("voting: list group %s by %v: %w", group, order, err)
+		return nil, failed(err, "list group "+group+" by "+order.String())
 	}
 	return articles, nil
 }
@@ -221,21 +227,37 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 // cachedGroupPage reads a page of the book's cached group listing,
 // building it first if it is missing.
 func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, spec *orderSpec, start, stop int64) ([]Article, error) {
-	k := s.keys
 	var articles []Article
 	err := s.session(ctx, func(c redis.Conn) error {
-		// The cache's scores may be as old as the cache; fetch reads
-		// each article's score afresh.
-		page, err := s.trimming(ctx, c, groupPageScript,
-			[]string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash()},
-			func(cut string) []any {
-				return []any{s.groupTTL.Milliseconds(), start, stop, markField(spec, ""), cut, s.trimBatch}
-			}, spec)
-		if err != nil {
-			return err
+		for {
+			cut, err := s.windowCut(spec)
+			if err != nil {
+				return err
+			}
+			reply, err := run(ctx, c, groupPageScript, s.groupPageCall(group, order, start, stop, cut))
+			if page, ok := reply.([]any); ok {
+				// The cache's scores may be as old as the cache; fetch reads
+				// each article's score afresh.
+				articles, _, err = s.fetch(ctx, c, page, false)
+				return err
+			}
+			done, err := trimmed(ctx, reply, err)
+			if err != nil {
+				return err
+			}
+			if done {
+				return fmt.Errorf("unexpected reply %v", reply)
+			}
 		}
-		articles, _, err = s.fetch(ctx, c, page, false)
-		return err
 	})
 	return articles, err
+}
+
+// groupPageCall builds group_page.lua's KEYS and ARGV.
+func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string) call {
+	k := s.keys
+	return call{
+		keys: []string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash()},
+		args: []any{s.groupTTL.Milliseconds(), start, stop, markField(&orders[order], ""), cut, s.trimBatch},
+	}
 }

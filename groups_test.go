@@ -10,8 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
 )
 
 // postGroupPages posts nine articles a minute apart, seven of them (all but
@@ -258,4 +261,66 @@ func TestReindexBuildsRecordsOfGroups(t *testing.T) {
 	if err := star.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("n*:groups:1")) {
 		t.Errorf("Reindex with a record of the wrong type = %v, want ErrCorrupt naming it", err)
 	}
+}
+
+// TestLongestGroupNameInBytes: a group name of MaxGroupLen letters of four
+// bytes each, the longest in bytes, goes through a post, a vote and a
+// deletion with live groups and every order kept, as any other name does:
+// the scripts check names read back from Redis by their length in bytes.
+func TestLongestGroupNameInBytes(t *testing.T) {
+	letter := "𝔸"
+	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) {
+		letter = "𠀀"
+	}
+	name := strings.Repeat(letter, voting.MaxGroupLen)
+	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) || len(name) != utf8.UTFMax*voting.MaxGroupLen {
+		t.Fatalf("%q is no name of %d four-byte letters", name, voting.MaxGroupLen)
+	}
+	e := newEnv(t, voting.WithLiveGroups(), voting.WithOrders(voting.Orders()...))
+	id, err := e.store.PostArticle(ctx, "alice", "long name", "https://example.com/long", name)
+	if err != nil {
+		t.Fatalf("PostArticle: %v", err)
+	}
+	if err := e.store.Vote(ctx, "bob", id, voting.Up); err != nil {
+		t.Fatalf("Vote: %v", err)
+	}
+	a, err := e.store.Article(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.do("ZSCORE", e.key("live:score:"+name), e.article(id)); got == nil {
+		t.Errorf("live:score:%s lacks the article", name)
+	} else if f, _ := redis.Float64(got, nil); f != a.Score || a.Votes != 2 {
+		t.Errorf("live:score:%s gives %v; the article has score %v and %d votes, want 2", name, f, a.Score, a.Votes)
+	}
+	if got, err := e.store.GetGroupArticles(ctx, name, 1, voting.ByScore); err != nil || len(got) != 1 || got[0].ID != id {
+		t.Errorf("GetGroupArticles = %v, %v; want [%s]", idsOf(got), err, id)
+	}
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatalf("DeleteArticle: %v", err)
+	}
+	member := e.article(id)
+	for _, line := range strings.Split(e.dump(), "\n") {
+		key, _, _ := strings.Cut(line, " ")
+		if strings.HasSuffix(key, ":"+id) || mentions(line, member) {
+			t.Errorf("after the deletion a key mentions the article: %s", line)
+		}
+	}
+}
+
+// mentions reports whether s holds member as a whole: not followed by
+// another digit, so that article:1 is not found in article:10.
+func mentions(s, member string) bool {
+	for i := strings.Index(s, member); i >= 0; {
+		end := i + len(member)
+		if end == len(s) || s[end] < '0' || s[end] > '9' {
+			return true
+		}
+		next := strings.Index(s[end:], member)
+		if next < 0 {
+			return false
+		}
+		i = end + next
+	}
+	return false
 }

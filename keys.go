@@ -18,11 +18,16 @@ package voting
 //	                              up:article:<id> and down:article:<id>, scored with the
 //	                              time of the vote (a post is its poster's up-vote);
 //	                              expires the history's time after the user's last vote
-//	groupnames:           set     the names of every group this package has put an
-//	                              article in, or Reindex has found (so that a deletion
-//	                              can find the groups of an article with no record)
+//	groupnames:           set     the names of the namespace's groups that hold an
+//	                              article: a name joins with a group's first article
+//	                              and leaves with its last
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL
+//	deleted:voted:<id>    set     with WithUserHistory, the up-voters of a deleted
+//	deleted:downvoted:<id>        article (and down-voters) whose histories DeleteArticle
+//	                              has yet to clear: its voter sets, renamed, with their
+//	                              time to live
+//	reindex:              hash    where an unfinished Reindex goes on from (reindex.go)
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:
@@ -58,6 +63,7 @@ type keys struct {
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
 	article, score, time, voted, downvoted, group, record, trimmed, live, registry, history string
+	pendingVoted, pendingDownvoted, reindex                                                 string
 	indexes                                                                                 [len(orders)]string
 }
 
@@ -73,6 +79,8 @@ const (
 	livePart      = "live:"
 	registryPart  = "groupnames:"
 	historyPart   = "history:"
+	pendingPart   = "deleted:"
+	reindexPart   = "reindex:"
 )
 
 func newKeys(prefix string) keys {
@@ -87,6 +95,10 @@ func newKeys(prefix string) keys {
 		live:      prefix + livePart,
 		registry:  prefix + registryPart,
 		history:   prefix + historyPart,
+		reindex:   prefix + reindexPart,
+
+		pendingVoted:     prefix + pendingPart + votedPart,
+		pendingDownvoted: prefix + pendingPart + downvotedPart,
 	}
 	for i, spec := range orders {
 		k.indexes[i] = prefix + spec.key
@@ -129,12 +141,21 @@ func (k keys) groupSet(name string) string   { return k.group + name }
 func (k keys) userHistory(user string) string { return k.history + user }
 func (k keys) historyPrefix() string          { return k.history }
 
-// groupNames is the set of the names of the namespace's groups, so that
-// an article's groups can be found without a record of them.
+// groupNames is the set of the names of the namespace's groups that hold
+// an article.
 func (k keys) groupNames() string { return k.registry }
 
-// groupRecord is the set of the names of the groups an article is in;
-// recordPrefix is its name without the id, for scripts that make the id.
+// pendingVotedSet and pendingDownvotedSet are a deleted article's voter
+// sets, renamed, while DeleteArticle clears their histories.
+func (k keys) pendingVotedSet(id string) string     { return k.pendingVoted + id }
+func (k keys) pendingDownvotedSet(id string) string { return k.pendingDownvoted + id }
+
+// reindexProgress is the hash of where an unfinished Reindex goes on from.
+func (k keys) reindexProgress() string { return k.reindex }
+
+// groupRecord is the set of the names of the groups an article is in (no
+// key for none); recordPrefix is its name without the id, for scripts that
+// make the id.
 func (k keys) groupRecord(id string) string { return k.record + id }
 func (k keys) recordPrefix() string         { return k.record }
 

@@ -228,61 +228,6 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
-// TestLiveGroupKeysOfTheWrongType: with live groups, every write and
-// listing that touches a live index, or a record that names the group,
-// refuses one of the wrong type with ErrCorrupt naming it, and writes
-// nothing.
-func TestLiveGroupKeysOfTheWrongType(t *testing.T) {
-	ops := []struct {
-		name string
-		call func(e *env) error
-		keys []string
-	}{
-		{"PostArticle", func(e *env) error {
-			_, err := e.store.PostArticle(ctx, "carol", "next", "https://example.com/next", "g", "h")
-			return err
-		}, []string{"live:score:g", "live:time:h", "live:top-day:g"}},
-		{"Vote", func(e *env) error { return e.store.Vote(ctx, "bob", "1", voting.Down) },
-			[]string{"live:score:g", "live:top-day:g", "groups:1"}},
-		{"AddToGroups", func(e *env) error { return e.store.AddToGroups(ctx, "1", "h") },
-			[]string{"live:score:h", "live:time:h", "live:top-day:h"}},
-		{"RemoveFromGroups", func(e *env) error { return e.store.RemoveFromGroups(ctx, "1", "g") },
-			[]string{"live:score:g", "live:time:g", "live:top-day:g"}},
-		{"GetGroupArticles", func(e *env) error {
-			_, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay)
-			return err
-		}, []string{"live:top-day:g", "live:time:g"}},
-		{"Reindex", func(e *env) error { return e.store.Reindex(ctx) },
-			[]string{"live:score:g", "live:top-day:g"}},
-	}
-	for _, op := range ops {
-		for _, name := range op.keys {
-			t.Run(op.name+" "+name, func(t *testing.T) {
-				e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
-				e.post("alice", "first", "g")
-				if op.name == "GetGroupArticles" {
-					e.advance(2 * 24 * time.Hour) // so that the listing has something to trim
-				}
-				key := e.key(name)
-				restore := e.wrongType(key)
-				before := e.dump()
-				err := op.call(e)
-				if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
-					t.Errorf("%s with %s of the wrong type = %v, want ErrCorrupt naming it", op.name, key, err)
-				}
-				if after := e.dump(); after != before {
-					t.Errorf("%s wrote:\nbefore %s\nafter  %s", op.name, before, after)
-				}
-				restore()
-				if err := op.call(e); err != nil {
-					t.Errorf("%s once %s is sound again: %v", op.name, key, err)
-				}
-				e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-			})
-		}
-	}
-}
-
 // TestLiveVoteRefusesARecordOfNoGroup: a record of an article's groups
 // holding what no group is named (a brace would take the vote script's
 // keys out of the namespace's Redis Cluster slot) is refused, naming the

@@ -1,7 +1,6 @@
 package voting
 
 import (
-	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -150,29 +149,29 @@ func (c config) validate() error {
 		return err
 	}
 	if !(c.weight > 0) || c.weight > MaxVoteWeight {
-		return fmt.Errorf("%w: vote weight %v is outside (0, %g]", ErrInvalid, c.weight, float64(MaxVoteWeight))
+		return invalid("vote weight %v is outside (0, %g]", c.weight, float64(MaxVoteWeight))
 	}
 	if c.cutoff < time.Second {
-		return fmt.Errorf("%w: cutoff %v is shorter than a second", ErrInvalid, c.cutoff)
+		return invalid("cutoff %v is shorter than a second", c.cutoff)
 	}
 	if c.pageSize < 1 || c.pageSize > MaxPageSize {
-		return fmt.Errorf("%w: page size %d is outside 1..%d", ErrInvalid, c.pageSize, MaxPageSize)
+		return invalid("page size %d is outside 1..%d", c.pageSize, MaxPageSize)
 	}
 	if c.groupTTL < 0 {
-		return fmt.Errorf("%w: group cache TTL %v is negative", ErrInvalid, c.groupTTL)
+		return invalid("group cache TTL %v is negative", c.groupTTL)
 	}
 	if c.groupTTL > 0 && c.groupTTL < time.Millisecond {
-		return fmt.Errorf("%w: group cache TTL %v is under a millisecond", ErrInvalid, c.groupTTL)
+		return invalid("group cache TTL %v is under a millisecond", c.groupTTL)
 	}
 	if c.history < 0 || c.history > 0 && c.history < time.Second {
-		return fmt.Errorf("%w: user history %v is negative or under a second", ErrInvalid, c.history)
+		return invalid("user history %v is negative or under a second", c.history)
 	}
 	if c.now == nil {
-		return fmt.Errorf("%w: clock is nil", ErrInvalid)
+		return invalid("clock is nil")
 	}
 	for _, o := range c.orders {
 		if _, ok := o.spec(); !ok {
-			return fmt.Errorf("%w: WithOrders: unknown order %d", ErrInvalid, int(o))
+			return invalid("WithOrders: unknown order %d", int(o))
 		}
 	}
 	return nil
@@ -189,14 +188,14 @@ func hasHashTag(prefix string) bool {
 
 func checkPrefix(p string) error {
 	if len(p) > MaxPrefixLen {
-		return fmt.Errorf("%w: prefix is longer than %d bytes", ErrInvalid, MaxPrefixLen)
+		return invalid("prefix is longer than %d bytes", MaxPrefixLen)
 	}
 	if !utf8.ValidString(p) {
-		return fmt.Errorf("%w: prefix %q is not valid UTF-8", ErrInvalid, p)
+		return invalid("prefix %q is not valid UTF-8", p)
 	}
 	for _, r := range p {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return fmt.Errorf("%w: prefix %q holds a space or control character", ErrInvalid, p)
+			return invalid("prefix %q holds a space or control character", p)
 		}
 	}
 	return nil

@@ -1,10 +1,11 @@
 package voting
 
 // This file holds the orders a listing can take, in one table: each order's
-// name, its index's key, what its index holds (and so how a post and a vote
-// move it) and, for a top-of-window order, its window. String, parsing,
-// validation, the key schema and the scripts all read that table, so that a
-// new order is one row.
+// name, its index's key, the kind of its index and, for a top-of-window
+// order, its window. String, parsing, validation, the key schema and the
+// scripts' arguments all read that table, so that a new order is one row;
+// what an index of each kind holds is one function, value in
+// lua/prelude.lua, which a post, a vote and Reindex all ask.
 
 import (
 	"strconv"
@@ -40,15 +41,17 @@ const (
 	TopYear
 )
 
-// An indexKind is what an order's index holds for each article, and so how
-// a post and a vote change it. The scripts know each kind by its name.
+// An indexKind is what an order's index holds for each article: a function
+// of its posting time, up-votes, down-votes and score, which value in
+// lua/prelude.lua computes for each kind by its name. A vote moves an entry
+// whose value it changes.
 type indexKind string
 
 const (
-	holdsScore       indexKind = "score"       // time + W x net votes, moved by W x each vote
-	holdsTime        indexKind = "time"        // the posting time; votes do not move it
-	holdsNet         indexKind = "net"         // up-votes less down-votes
-	holdsControversy indexKind = "controversy" // Reddit's controversy of the counts
+	kindScore       indexKind = "score"       // the score: time + W x net votes
+	kindTime        indexKind = "time"        // the posting time
+	kindNet         indexKind = "net"         // up-votes less down-votes
+	kindControversy indexKind = "controversy" // Reddit's controversy of the counts
 )
 
 // An orderSpec is one row of the orders table.
@@ -56,7 +59,7 @@ type orderSpec struct {
 	name    string    // the text form, for URLs and JSON: "top-week"
 	aliases []string  // other names ParseOrder takes: "hot", "new", "top"
 	key     string    // the index's key, before the prefix: "top-week:"
-	holds   indexKind // what the index holds
+	kind    indexKind // what the index holds
 	// window, for a top-of-window order, is how far back from now its
 	// articles were posted. Its index holds the net votes of the articles
 	// posted within it, and of ones aged out that no listing has trimmed
@@ -70,14 +73,14 @@ const day = 24 * time.Hour
 
 // orders is the table of orders, indexed by Order.
 var orders = [...]orderSpec{
-	ByScore:       {ident: "ByScore", name: "score", aliases: []string{"hot"}, key: "score:", holds: holdsScore, always: true},
-	ByTime:        {ident: "ByTime", name: "time", aliases: []string{"new"}, key: "time:", holds: holdsTime, always: true},
-	ByVotes:       {ident: "ByVotes", name: "votes", aliases: []string{"top", "top-all"}, key: "votes:", holds: holdsNet},
-	ByControversy: {ident: "ByControversy", name: "controversy", aliases: []string{"controversial"}, key: "controversy:", holds: holdsControversy},
-	TopDay:        {ident: "TopDay", name: "top-day", key: "top-day:", holds: holdsNet, window: day},
-	TopWeek:       {ident: "TopWeek", name: "top-week", key: "top-week:", holds: holdsNet, window: 7 * day},
-	TopMonth:      {ident: "TopMonth", name: "top-month", key: "top-month:", holds: holdsNet, window: 30 * day},
-	TopYear:       {ident: "TopYear", name: "top-year", key: "top-year:", holds: holdsNet, window: 365 * day},
+	ByScore:       {ident: "ByScore", name: "score", aliases: []string{"hot"}, key: "score:", kind: kindScore, always: true},
+	ByTime:        {ident: "ByTime", name: "time", aliases: []string{"new"}, key: "time:", kind: kindTime, always: true},
+	ByVotes:       {ident: "ByVotes", name: "votes", aliases: []string{"top", "top-all"}, key: "votes:", kind: kindNet},
+	ByControversy: {ident: "ByControversy", name: "controversy", aliases: []string{"controversial"}, key: "controversy:", kind: kindControversy},
+	TopDay:        {ident: "TopDay", name: "top-day", key: "top-day:", kind: kindNet, window: day},
+	TopWeek:       {ident: "TopWeek", name: "top-week", key: "top-week:", kind: kindNet, window: 7 * day},
+	TopMonth:      {ident: "TopMonth", name: "top-month", key: "top-month:", kind: kindNet, window: 30 * day},
+	TopYear:       {ident: "TopYear", name: "top-year", key: "top-year:", kind: kindNet, window: 365 * day},
 }
 
 // spec is o's row; ok is false for an unknown Order.
@@ -160,39 +163,41 @@ func (s *Store) checkOrder(o Order) (*orderSpec, error) {
 	return spec, nil
 }
 
-// Orders returns the orders the Store keeps indexes for, and so can list
-// by: ByScore, ByTime and those given to WithOrders, in the order of the
-// table.
-func (s *Store) Orders() []Order {
-	var kept []Order
-	for i := range orders {
-		if s.keeps[i] {
-			kept = append(kept, Order(i))
+// An orderField is a field of an order that a script takes in its list of
+// the kept orders (see lua/prelude.lua's reader).
+type orderField int
+
+const (
+	orderKey    orderField = iota // its index's key, after the prefix: "top-week:"
+	orderKind                     // the kind of its index: "net"
+	orderWindow                   // a window order's name, the field of its mark in trimmed:; "" for none
+	orderCut                      // the posting time that leaves the window at now; "" for none
+)
+
+// orderList appends to c the list of the orders given, as a script takes
+// them (see call.columns): with the fields given, in that order.
+func orderList(c *call, list []Order, now time.Time, fields ...orderField) {
+	get := make([]func(i int) any, len(fields))
+	for j, f := range fields {
+		get[j] = func(i int) any {
+			spec := &orders[list[i]]
+			switch f {
+			case orderKey:
+				return spec.key
+			case orderKind:
+				return string(spec.kind)
+			case orderWindow:
+				return markField(spec, "")
+			}
+			if spec.window == 0 {
+				return ""
+			}
+			return spec.cut(now)
 		}
 	}
-	return kept
+	c.columns(len(list), get...)
 }
 
-// A keptIndex is an index beyond the book's two that a Store keeps, as its
-// scripts see it.
-type keptIndex struct {
-	order Order
-	key   string // with the prefix
-}
-
-// keptOrders works out, from the orders WithOrders gave (known ones: the
-// options are checked first), which the Store keeps, and the indexes beyond
-// the book's two, in the order of the table.
-func keptOrders(given []Order, k keys) (keeps [len(orders)]bool, extra []keptIndex) {
-	for _, o := range given {
-		keeps[o] = true
-	}
-	for i, spec := range orders {
-		if spec.always {
-			keeps[i] = true
-		} else if keeps[i] {
-			extra = append(extra, keptIndex{order: Order(i), key: k.index(Order(i))})
-		}
-	}
-	return keeps, extra
-}
+// cut is the posting time that leaves a window order's window at now: an
+// article posted at or before it is out.
+func (spec *orderSpec) cut(now time.Time) string { return unixSeconds(now.Add(-spec.window)) }

@@ -1,13 +1,17 @@
 package voting
 
 // This file holds Reindex, which builds the indexes of the orders a Store
-// keeps for articles that were written without them, in bounded steps so
-// that other clients of the same Redis are never held up for long.
+// keeps for articles that were written without them, the records of
+// articles' groups and the live group indexes, in bounded steps so that
+// other clients of the same Redis are never held up for long, and with its
+// progress kept in Redis so that a run cut short goes on where it stopped.
 
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -17,13 +21,16 @@ import (
 // as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
 const defaultReindexBatch = 100
 
-// ReindexProgress is how far Reindex has come.
+// ReindexProgress is how far a run of Reindex has come. A run is the work of
+// one or more calls, each going on where the last stopped, until one
+// completes it; the counts are the run's, across its calls.
 type ReindexProgress struct {
 	// Articles is the number of articles whose entries have been set in
 	// every kept index.
 	Articles int
-	// Skipped is the number of members of the time index passed over: their
-	// hash is gone, or its time or counters do not parse (see ErrCorrupt).
+	// Skipped is the number of members of the time index and of the groups'
+	// sets passed over: their hash is gone, or its time or counters do not
+	// parse (see ErrCorrupt), or they are no article of the namespace.
 	Skipped int
 	// Groups is the number of groups whose members' records of their
 	// groups have been built.
@@ -31,6 +38,8 @@ type ReindexProgress struct {
 	// Steps is the number of steps run so far, each one script or one
 	// SCAN of the namespace's keys.
 	Steps int
+	// Done reports that the run is complete: this call finished it.
+	Done bool
 }
 
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
@@ -40,120 +49,228 @@ type ReindexProgress struct {
 // the book's code put in groups; and, with live groups (WithLiveGroups),
 // each group's live indexes. So a site written by the book's code switches
 // to live groups with one call. It is ReindexWithProgress with no progress
-// report.
+// report: it returns nil once the run is complete.
 func (s *Store) Reindex(ctx context.Context) error {
 	_, err := s.ReindexWithProgress(ctx, nil)
 	return err
 }
 
 // ReindexWithProgress is Reindex, calling progress (if not nil) after each
-// step with the counts so far, and returning the final counts.
+// step with the run's counts so far, and returning them; Done is true when
+// this call completed the run.
 //
-// With orders kept beyond ByScore and ByTime, it first walks the time
+// The run's progress is kept in Redis (the hash reindex:), so that a call
+// ended by its context or an error leaves it where it stopped, and the next
+// call, by any Store of the namespace with the same orders and live groups,
+// goes on from there: a deadline too short for the whole run still gets it
+// done over a few calls. A call by a Store with other options starts a run
+// of its own. Once a run is complete, the next call starts a new one.
+//
+// With orders kept beyond ByScore and ByTime, a run first walks the time
 // index, oldest article first, a hundred articles a step, and sets each
-// article's entry in each kept index from its counters; a top-of-window
-// index takes only the articles posted within its window, and is first
-// trimmed of those that have aged out. Then it finds the namespace's groups
-// with SCAN (on a Redis Cluster, on the node that holds the namespace's
-// slot; SCAN reads every key of that node, the namespace's and others', a
-// few hundred a step) and walks each group's set with SSCAN, a few hundred
-// members a step, adding the group to each article's record and, with live
-// groups, setting the article's entry in each of the group's live indexes
-// to its entry in the site's index of that order.
+// article's entry in each kept index from its counters; a window's index
+// takes only the articles posted within its window, and is first trimmed of
+// those that have aged out. Then it finds the namespace's groups with SCAN
+// (on a Redis Cluster, on the node that holds the namespace's slot; SCAN
+// reads every key of that node, the namespace's and others', a few hundred
+// a step) and walks each group's set with SSCAN, a few hundred members a
+// step (a few dozen with live groups), adding the group to each article's
+// record and, with live groups, setting the article's entry in each of the
+// group's live indexes from its counters. A member of a group whose article
+// is gone (deleted before its record named the group) leaves the group.
 //
 // Each step is one atomic script of a few milliseconds at most, so other
 // clients of the same Redis wait no longer than that. Reindex is safe to
-// run while the site takes posts and votes (a step sets what the indexes
+// run while the site takes posts and votes (a step sets what the counters
 // say at that moment; a vote after it moves the entry as usual), and to run
-// again; a call ended by its context or an error can simply be run again.
-// Its first step checks every site index it writes, so that an index of the
-// wrong type (ErrCorrupt, naming it) stops it before it writes anything; a
-// record or a live index of the wrong type stops it when met.
+// again. Each call first checks every site index it writes, so that an index
+// of the wrong type (ErrCorrupt, naming it) stops it before it writes
+// anything; a record or a live index of the wrong type stops it when met.
 //
 // It adds, and never removes: an article the book's code took out of a
 // group keeps its place in the record and the group's live indexes until
 // RemoveFromGroups takes it out.
-func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexProgress)) (ReindexProgress, error) {
-	var done ReindexProgress
-	step := func() {
-		done.Steps++
-		if progress != nil {
-			progress(done)
-		}
-	}
-	keys := []string{s.keys.timeIndex(), s.keys.trimmedHash()}
-	for _, x := range s.extra {
-		keys = append(keys, x.key)
-	}
-	walk := func(from string, batch int) (articles, skipped int, next string, err error) {
-		now := s.now()
-		if err := checkClock(now); err != nil {
-			return 0, 0, "", err
-		}
-		reply, err := s.script(ctx, reindexScript, keys, s.extraArgs([]any{from, batch}, now)...)
+func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexProgress)) (done ReindexProgress, err error) {
+	defer func() {
 		if err != nil {
-			return 0, 0, "", err
+			err = failed(err, "reindex")
 		}
-		if word, err := redis.String(reply, nil); err == nil {
-			word, detail, _ := strings.Cut(word, " ")
-			return 0, 0, "", scriptError("reindex", word, detail)
-		}
-		values, err := redis.Values(reply, nil)
-		if err == nil {
-			_, err = redis.Scan(values, &articles, &skipped, &next)
-		}
-		if err != nil {
-			return 0, 0, "", fmt.Errorf("unexpected reply %v: %w", reply, err)
-		}
-		return articles, skipped, next, nil
+	}()
+	r := &reindexRun{s: s, ctx: ctx, progress: progress, run: s.reindexRunName()}
+	if err := r.load(); err != nil {
+		return r.counts, err
 	}
-	if len(s.extra) > 0 {
-		if err := s.reindexOrders(ctx, walk, &done, step); err != nil {
-			return done, fmt.Errorf("voting: reindex: %w", err)
+	if r.phase == "orders" {
+		if err := r.orders(); err != nil {
+			return r.counts, err
 		}
 	}
-	if err := s.reindexGroups(ctx, &done, step); err != nil {
-		return done, fmt.Errorf("voting: reindex: %w", err)
+	if err := r.groups(); err != nil {
+		return r.counts, err
 	}
-	return done, nil
+	err = s.session(ctx, func(c redis.Conn) error {
+		_, err := do(ctx, c, "DEL", s.keys.reindexProgress())
+		return err
+	})
+	if err != nil {
+		return r.counts, err
+	}
+	r.counts.Done = true
+	return r.counts, nil
 }
 
-// reindexOrders builds the site's indexes of the kept orders beyond the
-// book's two: a first step checks every index key the others write, so that
-// a key of the wrong type stops Reindex before it has written anything; then
-// each window is trimmed, so that its mark is where the window starts and
-// the walk adds only what belongs; then the walk of the time index.
-func (s *Store) reindexOrders(ctx context.Context, walk func(from string, batch int) (int, int, string, error),
-	done *ReindexProgress, step func()) error {
-	if _, _, _, err := walk("-inf", 0); err != nil {
+// reindexRunName names what a run of Reindex builds, so that a run is gone
+// on with only by Stores that build the same: the kept orders beyond the
+// book's two, and whether groups are live.
+func (s *Store) reindexRunName() string {
+	var b strings.Builder
+	for _, o := range s.kept[2:] {
+		b.WriteString(orders[o].name)
+		b.WriteByte(' ')
+	}
+	if s.live {
+		b.WriteString("live")
+	}
+	return b.String()
+}
+
+// A reindexRun is one call of Reindex and where its run stands: the fields
+// of the hash reindex: (phase, from, scan, group, sscan), read when the call
+// starts and written by each step.
+type reindexRun struct {
+	s        *Store
+	ctx      context.Context
+	progress func(ReindexProgress)
+	run      string
+	counts   ReindexProgress
+
+	// phase is "orders" while the time index is walked, then "groups";
+	// from is where the walk of the time index goes on from; scan is the
+	// SCAN cursor of the batch of groups being walked; group and sscan are
+	// the group being walked and the SSCAN cursor it goes on from.
+	phase, from, scan, group, sscan string
+}
+
+// load reads where the run stands, or starts a new one if there is none, or
+// only one of another Store's options.
+func (r *reindexRun) load() error {
+	s := r.s
+	var fields map[string]string
+	err := s.session(r.ctx, func(c redis.Conn) error {
+		var err error
+		fields, err = redis.StringMap(do(r.ctx, c, "HGETALL", s.keys.reindexProgress()))
+		return wrongType(err, s.keys.reindexProgress(), "HGETALL")
+	})
+	if err != nil {
 		return err
 	}
-	for _, x := range s.extra {
-		spec := &orders[x.order]
-		if spec.window == 0 {
-			continue
+	if fields["run"] != r.run || (fields["phase"] != "orders" && fields["phase"] != "groups") {
+		if len(fields) > 0 {
+			err = s.session(r.ctx, func(c redis.Conn) error {
+				_, err := do(r.ctx, c, "DEL", s.keys.reindexProgress())
+				return err
+			})
 		}
-		err := s.session(ctx, func(c redis.Conn) error { return s.trimWindow(ctx, c, s.siteListing(x.order)) })
-		if err != nil {
-			return fmt.Errorf("trim %s: %w", spec.name, err)
+		r.phase, r.from, r.scan = "groups", "-inf", "0"
+		if len(s.kept) > 2 {
+			r.phase = "orders"
 		}
-		step()
+		return err
 	}
-	for from := "-inf"; from != ""; {
-		articles, skipped, next, err := walk(from, s.reindexBatch)
-		if err != nil {
-			return err
-		}
-		from = next
-		done.Articles += articles
-		done.Skipped += skipped
-		step()
+	r.phase, r.from, r.scan, r.group, r.sscan = fields["phase"], fields["from"], fields["scan"], fields["group"], fields["sscan"]
+	if r.from == "" {
+		r.from = "-inf"
+	}
+	if r.scan == "" {
+		r.scan = "0"
+	}
+	for name, n := range map[string]*int{"articles": &r.counts.Articles, "skipped": &r.counts.Skipped,
+		"groups": &r.counts.Groups, "steps": &r.counts.Steps} {
+		*n, _ = strconv.Atoi(fields[name])
 	}
 	return nil
 }
 
-// scanCount is how many keys one SCAN of Reindex asks for, and how many
-// members of a group one step of its records reads without live groups.
+// step reports the counts after a step.
+func (r *reindexRun) step() {
+	if r.progress != nil {
+		r.progress(r.counts)
+	}
+}
+
+// orders builds the site's indexes of the kept orders beyond the book's
+// two: a first step checks every index key the others write, so that a key
+// of the wrong type stops Reindex before it has written anything; then each
+// window is trimmed, so that its mark is where the window starts and the
+// walk adds only what belongs; then the walk of the time index, from where
+// the run stands.
+func (r *reindexRun) orders() error {
+	s := r.s
+	if err := r.walk(0); err != nil {
+		return err
+	}
+	for _, o := range s.kept[2:] {
+		if orders[o].window == 0 {
+			continue
+		}
+		err := s.session(r.ctx, func(c redis.Conn) error {
+			if err := s.trimWindow(r.ctx, c, s.siteListing(o)); err != nil {
+				return err
+			}
+			n, err := redis.Int(do(r.ctx, c, "HINCRBY", s.keys.reindexProgress(), "steps", 1))
+			r.counts.Steps = n
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("trim %s: %w", orders[o].name, err)
+		}
+		r.step()
+	}
+	for r.phase == "orders" {
+		if err := r.walk(s.reindexBatch); err != nil {
+			return err
+		}
+		r.step()
+	}
+	return nil
+}
+
+// walk runs one step of the walk of the time index, of batch articles, or
+// with batch 0 the check of the keys alone.
+func (r *reindexRun) walk(batch int) error {
+	s := r.s
+	now := s.now()
+	if err := checkClock(now); err != nil {
+		return err
+	}
+	k := s.keys
+	var c call
+	c.key(k.timeIndex(), k.scoreIndex(), k.trimmedHash(), k.reindexProgress())
+	c.key(s.indexes[2:]...)
+	c.arg(r.run, r.from, batch)
+	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
+	reply, err := s.script(r.ctx, reindexOrders, c)
+	if batch == 0 {
+		st, err := readStatus(reply, err)
+		if err == nil && st.word != replyOK {
+			err = st.err()
+		}
+		return err
+	}
+	values, err := readList(reply, err)
+	if err == nil {
+		_, err = redis.Scan(values, &r.from, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps)
+	}
+	if err != nil {
+		return err
+	}
+	if r.from == "" {
+		r.phase, r.from = "groups", "-inf"
+	}
+	return nil
+}
+
+// scanCount is how many keys one SCAN of Reindex asks for.
 const scanCount = 500
 
 // liveEntriesPerStep is about how many entries in a group's live indexes
@@ -165,92 +282,124 @@ const liveEntriesPerStep = 250
 // groupBatch is how many members of a group one step of Reindex reads.
 func (s *Store) groupBatch() int {
 	if !s.live {
-		return scanCount
+		return 200
 	}
 	return max(25, liveEntriesPerStep/len(s.kept))
 }
 
-// reindexGroups finds the namespace's groups with SCAN, on a Redis Cluster
-// on the node that holds the namespace's slot, and builds from each group's
-// set the records of its articles' groups and, with live groups, the
-// group's live indexes, a few hundred members a step.
-func (s *Store) reindexGroups(ctx context.Context, done *ReindexProgress, step func()) error {
+// groups finds the namespace's groups with SCAN, on a Redis Cluster on the
+// node that holds the namespace's slot, and builds from each group's set the
+// records of its articles' groups and, with live groups, the group's live
+// indexes, in steps, from where the run stands. Each SCAN records its cursor
+// first, so that a later call scans the same batch again and goes on with
+// the group it was walking.
+func (r *reindexRun) groups() error {
+	s := r.s
 	pattern := globEscape(s.keys.groupSet("")) + "*"
-	for cursor := "0"; ; {
+	for {
 		var found []string
-		err := s.session(ctx, func(c redis.Conn) error {
-			reply, err := redis.Values(do(ctx, c, "SCAN", cursor, "MATCH", pattern, "COUNT", scanCount))
+		var next string
+		err := s.session(r.ctx, func(c redis.Conn) error {
+			replies, err := pipeline(r.ctx, c, []command{
+				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", "groups", "scan", r.scan}},
+				{"HINCRBY", []any{s.keys.reindexProgress(), "steps", 1}},
+				{"SCAN", []any{r.scan, "MATCH", pattern, "COUNT", scanCount}},
+			})
+			if err != nil {
+				return err
+			}
+			for i, key := range []string{"HSET", "HINCRBY"} {
+				if rerr, ok := replies[i].(redis.Error); ok {
+					return wrongType(rerr, s.keys.reindexProgress(), key)
+				}
+			}
+			r.counts.Steps, err = redis.Int(replies[1], nil)
+			if err != nil {
+				return err
+			}
+			scanned, err := redis.Values(replies[2], nil)
 			if err == nil {
-				_, err = redis.Scan(reply, &cursor, &found)
+				_, err = redis.Scan(scanned, &next, &found)
 			}
 			return err
 		})
 		if err != nil {
 			return fmt.Errorf("scan for groups: %w", err)
 		}
-		step()
+		r.step()
+		// Going on with a group the last call was walking: the groups
+		// before it in this batch are done.
+		for i, key := range found {
+			if r.group != "" && key == s.keys.groupSet(r.group) {
+				found = found[i:]
+				break
+			}
+		}
 		for _, key := range found {
 			name := strings.TrimPrefix(key, s.keys.groupSet(""))
 			if checkGroup(name) != nil {
 				continue // not a group this package names
 			}
-			if err := s.recordGroup(ctx, key, name, done, step); err != nil {
+			cursor := "0"
+			if name == r.group && r.sscan != "" {
+				cursor = r.sscan
+			}
+			r.group, r.sscan = "", ""
+			if err := r.walkGroup(name, cursor); err != nil {
 				return err
 			}
 		}
+		r.group, r.sscan = "", ""
+		if next == "0" {
+			return nil
+		}
+		r.scan = next
+	}
+}
+
+// walkGroup walks the set of the group name, in steps from cursor: it
+// adds name to the record of each of its articles and, with live groups,
+// sets the article's entries in the group's live indexes. The group counts
+// as done with its last step.
+func (r *reindexRun) walkGroup(name, cursor string) error {
+	s := r.s
+	for {
+		c, err := s.reindexGroupCall(r.run, name, cursor)
+		if err != nil {
+			return err
+		}
+		values, err := readList(s.script(r.ctx, reindexGroup, c))
+		var records int
+		if err == nil {
+			_, err = redis.Scan(values, &cursor, &records, &r.counts.Skipped, &r.counts.Groups, &r.counts.Steps)
+		}
+		if err != nil {
+			return fmt.Errorf("group %s: %w", name, err)
+		}
+		r.step()
 		if cursor == "0" {
 			return nil
 		}
 	}
 }
 
-// recordGroup walks the group's set key, in steps: it adds name to the
-// record of each of its articles and, with live groups, sets the article's
-// entries in the group's live indexes. The group counts as done with its
-// last step.
-func (s *Store) recordGroup(ctx context.Context, key, name string, done *ReindexProgress, step func()) error {
-	keys := []string{key, s.keys.trimmedHash(), s.keys.groupNames()}
-	args := []any{"0", s.groupBatch(), name, s.keys.articlePrefix(), s.keys.recordPrefix(), 0}
+// reindexGroupCall builds reindex_group.lua's KEYS and ARGV.
+func (s *Store) reindexGroupCall(run, name, cursor string) (call, error) {
+	k := s.keys
+	var live []Order
+	livePrefix := ""
+	now := time.Time{}
 	if s.live {
-		now := s.now()
+		live, livePrefix, now = s.kept, k.livePrefix(), s.now()
 		if err := checkClock(now); err != nil {
-			return err
-		}
-		args[5] = len(s.kept)
-		for _, o := range s.kept {
-			keys = append(keys, s.keys.index(o))
-			args = append(args, markField(&orders[o], name), "")
-			if spec := &orders[o]; spec.window > 0 {
-				args[len(args)-1] = spec.cut(now)
-			}
-		}
-		keys = s.appendLiveIndexes(keys, []string{name})
-	}
-	for cursor := "0"; ; {
-		args[0] = cursor
-		reply, err := s.script(ctx, recordScript, keys, args...)
-		if err != nil {
-			return fmt.Errorf("records of group %s: %w", name, err)
-		}
-		if word, err := redis.String(reply, nil); err == nil {
-			word, detail, _ := strings.Cut(word, " ")
-			return scriptError("reindex group "+name, word, detail)
-		}
-		values, err := redis.Values(reply, nil)
-		if err == nil {
-			_, err = redis.Scan(values, &cursor)
-		}
-		if err != nil {
-			return fmt.Errorf("records of group %s: unexpected reply %v: %w", name, reply, err)
-		}
-		if cursor == "0" {
-			done.Groups++
-		}
-		step()
-		if cursor == "0" {
-			return nil
+			return call{}, err
 		}
 	}
+	var c call
+	c.key(k.groupSet(name), k.scoreIndex(), k.trimmedHash(), k.groupNames(), k.reindexProgress())
+	c.arg(run, name, cursor, s.groupBatch(), k.articlePrefix(), k.recordPrefix(), livePrefix)
+	orderList(&c, live, now, orderKey, orderKind, orderWindow, orderCut)
+	return c, nil
 }
 
 // globEscape escapes the characters SCAN's MATCH gives a meaning to.

@@ -471,7 +471,7 @@ func TestScriptsAreConstants(t *testing.T) {
 // aclCommands are the commands a Store sends, its scripts' included: the
 // README's ACL example grants exactly these.
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
-	"+incr +exists +hset +hget +hincrby +sadd +srem +pexpire +zadd +zincrby +zinterstore +del " +
+	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
 	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +zremrangebyscore"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {

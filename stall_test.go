@@ -36,6 +36,30 @@ type pinger struct {
 	mu    sync.Mutex
 	waits []time.Duration
 	err   error
+	// longest is the longest wait of each phase the test names (see
+	// phase), in the order named.
+	phase   string
+	phases  []string
+	longest map[string]time.Duration
+}
+
+// in names the phase the PINGs from now on belong to.
+func (p *pinger) in(phase string) {
+	p.mu.Lock()
+	p.phase = phase
+	p.phases = append(p.phases, phase)
+	p.mu.Unlock()
+}
+
+// report is the longest PING wait of each phase.
+func (p *pinger) report() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	for _, phase := range p.phases {
+		fmt.Fprintf(&b, "\n\t%s: %v", phase, p.longest[phase])
+	}
+	return b.String()
 }
 
 func startPinger(t *testing.T, addr string) *pinger {
@@ -44,7 +68,7 @@ func startPinger(t *testing.T, addr string) *pinger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pinger{stop: make(chan struct{})}
+	p := &pinger{stop: make(chan struct{}), longest: map[string]time.Duration{}}
 	p.done.Add(1)
 	go func() {
 		defer p.done.Done()
@@ -65,6 +89,7 @@ func startPinger(t *testing.T, addr string) *pinger {
 			wait := time.Since(began)
 			p.mu.Lock()
 			p.waits = append(p.waits, wait)
+			p.longest[p.phase] = max(p.longest[p.phase], wait)
 			p.mu.Unlock()
 			time.Sleep(200 * time.Microsecond)
 		}
@@ -112,8 +137,11 @@ func slowCommands(t *testing.T, e *env) []string {
 // in the book's layout, then with every order kept and live groups on runs
 // Reindex (which builds every index and the group's live indexes), lists
 // the group by every order (a first page and a deep one), votes, posts and
-// regroups, and lists the windows after a month has passed (so that their
-// trims take every article out, in steps). Meanwhile another client PINGs.
+// regroups; meets the worst cases of data that users control (300,000 group
+// names, an article with 100,000 voters deleted with their histories kept,
+// votes on an article in MaxGroups groups with everything kept); and lists
+// the windows after a month has passed (so that their trims take every
+// article out, in steps). Meanwhile another client PINGs.
 // No PING may wait maxStall or more, and Redis may log no command (SLOWLOG,
 // which times each command on the server, scripts whole) of maxStall or
 // more. On a real server only; one on this machine's loopback gets a CPU
@@ -180,9 +208,31 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	defer e.do("CONFIG", "SET", "slowlog-log-slower-than", was[1])
 	e.do("SLOWLOG", "RESET")
 
+	// The worst cases of data that users control, made before the PINGs
+	// start (the test's own writes of them would hold Redis up): a
+	// namespace that has named 300,000 groups, an article with 100,000
+	// voters whose histories are kept, and, below, an article in MaxGroups
+	// groups with everything kept.
+	if err := addGroupNames(e, 300_000); err != nil {
+		t.Fatal(err)
+	}
+	everything, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithUserHistory(30*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	popular, err := everything.PostArticle(ctx, "poster", "popular", "https://example.com/popular", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := addVoters(e, popular, manyVoters); err != nil {
+		t.Fatal(err)
+	}
+
 	p := startPinger(t, addr)
 	phase := func(name string, run func() error) {
 		t.Helper()
+		p.in(name)
 		began := time.Now()
 		if err := run(); err != nil {
 			p.end(t)
@@ -192,8 +242,8 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	}
 	phase("Reindex", func() error {
 		done, err := live.ReindexWithProgress(ctx, nil)
-		if err == nil && (done.Articles != n || done.Groups != 1) {
-			err = fmt.Errorf("indexed %+v, want %d articles in 1 group", done, n)
+		if err == nil && (done.Articles != n+1 || done.Groups != 1) {
+			err = fmt.Errorf("indexed %+v, want %d articles (the popular one too) in 1 group", done, n+1)
 		}
 		return err
 	})
@@ -233,6 +283,55 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		}
 		return nil
 	})
+	phase("calls among 300,000 group names", func() error {
+		alone, err := live.PostArticle(ctx, "poster", "alone", "https://example.com/alone")
+		if err != nil {
+			return err
+		}
+		if err := live.DeleteArticle(ctx, alone); err != nil {
+			return err
+		}
+		moving, err := live.PostArticle(ctx, "poster", "moving", "https://example.com/moving")
+		if err != nil {
+			return err
+		}
+		if err := live.AddToGroups(ctx, moving, "from"); err != nil {
+			return err
+		}
+		if err := live.RemoveFromGroups(ctx, moving, "from"); err != nil {
+			return err
+		}
+		return live.AddToGroups(ctx, moving, "to")
+	})
+	phase("deleting an article with 100,000 voters and their histories", func() error {
+		if err := everything.DeleteArticle(ctx, popular); err != nil {
+			return err
+		}
+		for i := 0; i < manyVoters; i += manyVoters / 100 {
+			user := "voter" + strconv.Itoa(i)
+			if got := e.do("ZSCORE", e.key("history:"+user), "up:"+e.article(popular)); got != nil {
+				return fmt.Errorf("%s's history still holds the deleted article", user)
+			}
+		}
+		return nil
+	})
+	phase("votes on an article in MaxGroups groups, everything kept", func() error {
+		groups := make([]string, voting.MaxGroups)
+		for i := range groups {
+			groups[i] = "g" + strconv.Itoa(i)
+		}
+		id, err := everything.PostArticle(ctx, "poster", "everywhere", "https://example.com/everywhere", groups...)
+		if err != nil {
+			return err
+		}
+		for i := range 100 {
+			dir := []voting.Direction{voting.Up, voting.Down}[i%2]
+			if err := everything.Vote(ctx, "voter"+strconv.Itoa(i), id, dir); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	e.clock.set(e.clock.Now().Add(31 * 24 * time.Hour))
 	phase("window listings after a month", func() error {
 		for _, order := range []voting.Order{voting.TopDay, voting.TopWeek, voting.TopMonth} {
@@ -261,7 +360,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		stalls = append(stalls, "Redis took "+s)
 	}
 	if longest >= maxStall {
-		stalls = append(stalls, fmt.Sprintf("a PING waited %v", longest))
+		stalls = append(stalls, fmt.Sprintf("a PING waited %v; the longest wait of each phase:%s", longest, p.report()))
 	}
 	return stalls
 }
@@ -330,4 +429,76 @@ func ownCore(t *testing.T, addr string) (undo func()) {
 			}
 		}
 	}
+}
+
+// manyVoters is how many voters the stall test's popular article has.
+const manyVoters = 100_000
+
+// addVoters writes n up-voters (voter0, voter1, ...) of the article id, each
+// with the vote in their history, as n votes would, in pipelined batches.
+func addVoters(e *env, id string, n int) error {
+	c := e.pipeConn()
+	defer c.Close()
+	sent := 0
+	send := func(cmd string, args ...any) error {
+		sent++
+		return c.Send(cmd, args...)
+	}
+	member, at := e.article(id), unix(e.clock.Now())
+	for i := 0; i < n; i += 1000 {
+		args := []any{e.key("voted:" + id)}
+		for j := i; j < min(i+1000, n); j++ {
+			user := "voter" + strconv.Itoa(j)
+			args = append(args, user)
+			if err := send("ZADD", e.key("history:"+user), at, "up:"+member); err != nil {
+				return err
+			}
+		}
+		if err := send("SADD", args...); err != nil {
+			return err
+		}
+	}
+	if err := send("HINCRBY", member, "votes", n); err != nil {
+		return err
+	}
+	if err := send("ZINCRBY", e.key("score:"), n*432, member); err != nil {
+		return err
+	}
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	for range sent {
+		if _, err := c.Receive(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addGroupNames writes n group names (n1, n2, ...) into the namespace's set
+// of group names, as a namespace that has named so many groups over time
+// holds them, in pipelined batches of a thousand.
+func addGroupNames(e *env, n int) error {
+	c := e.pipeConn()
+	defer c.Close()
+	sent := 0
+	for i := 0; i < n; i += 1000 {
+		args := []any{e.key("groupnames:")}
+		for j := i + 1; j <= min(i+1000, n); j++ {
+			args = append(args, "n"+strconv.Itoa(j))
+		}
+		if err := c.Send("SADD", args...); err != nil {
+			return err
+		}
+		sent++
+	}
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	for range sent {
+		if _, err := c.Receive(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,13 +24,15 @@ const (
 	MaxLinkLen = 2048
 	// MaxGroupLen is the longest group name, in characters.
 	MaxGroupLen = 64
+	// MaxGroups is the most groups an article may be in. Sites give a post
+	// one community (Reddit, Lemmy) or a few tags (Stack Overflow and
+	// Medium five, dev.to four); every vote on an article writes to each of
+	// its groups' live indexes, so the cap bounds what a poster can make
+	// every vote on their article cost (README: "Bounds").
+	MaxGroups = 10
 	// maxID is the largest int64, the largest id INCR gives.
 	maxID = "9223372036854775807"
 )
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
-}
 
 // checkText checks a user id, poster or title: valid UTF-8, 1..max
 // characters, no control characters, no space at either end.
@@ -184,11 +187,21 @@ func checkGroup(name string) error {
 	return nil
 }
 
-func checkGroups(groups []string) error {
+// distinctGroups checks the group names of a post or a group change: at
+// most MaxGroups distinct names. It gives each name once, in the order
+// first given.
+func distinctGroups(groups []string) ([]string, error) {
+	distinct := make([]string, 0, len(groups))
 	for _, g := range groups {
 		if err := checkGroup(g); err != nil {
-			return err
+			return nil, err
+		}
+		if !slices.Contains(distinct, g) {
+			if len(distinct) == MaxGroups {
+				return nil, invalid("more than MaxGroups (%d) groups given", MaxGroups)
+			}
+			distinct = append(distinct, g)
 		}
 	}
-	return nil
+	return distinct, nil
 }

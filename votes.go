@@ -72,45 +72,31 @@ func (d *Direction) UnmarshalText(text []byte) error {
 // user's vote (a switch moves the score by twice the weight); None takes it
 // back. Voting the way the user already has is no change and no error.
 //
-// The vote, the article's counters and its score change together in one
-// atomic step. Vote returns an error wrapping ErrNotFound exactly when
-// Article does, and ErrVotingClosed once the cutoff has passed by the
-// Store's clock (read once a connection is had) or the article's voter sets
-// have expired on Redis's, whichever comes first, so that no clock skew can
-// count a voter twice.
-func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) error {
+// The vote, the article's counters, its score and its entry in every index
+// change together in one atomic step. Vote returns an error wrapping
+// ErrNotFound exactly when Article does, and ErrVotingClosed once the cutoff
+// has passed by the Store's clock (read once a connection is had) or the
+// article's voter sets have expired on Redis's, whichever comes first, so
+// that no clock skew can count a voter twice. Its work in Redis grows with
+// the kept orders and, with live groups, the article's groups, of which
+// there are at most MaxGroups.
+func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) (err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "vote on article "+articleID)
+		}
+	}()
 	if err := checkUser(user); err != nil {
 		return err
 	}
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	var word string
-	switch dir {
-	case Up:
-		word = "up"
-	case Down:
-		word = "down"
-	case None:
-		word = "none"
-	default:
+	if dir < None || dir > Down {
 		return invalid("unknown vote direction %d", int(dir))
 	}
-	k := s.keys
-	member := k.articleHash(articleID)
-	keys := make([]string, 4, 6+len(s.extra))
-	keys[0], keys[1], keys[2], keys[3] = member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID)
-	for _, x := range s.extra {
-		keys = append(keys, x.key)
-	}
-	if s.live {
-		keys = append(keys, k.groupRecord(articleID))
-	}
-	if s.history > 0 {
-		keys = append(keys, k.userHistory(user))
-	}
-	var reply string
-	err := s.session(ctx, func(c redis.Conn) error {
+	var reply any
+	err = s.session(ctx, func(c redis.Conn) error {
 		// The clock is read once the connection is had, as close as it can
 		// be to the script's run.
 		now := s.now()
@@ -118,32 +104,72 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		args := append(make([]any, 0, 10+len(s.voteExtra)), member, user, word, unixSeconds(now), s.voteArgs[0],
-			s.voteArgs[1], s.voteArgs[2], s.voteArgs[3], s.voteArgs[4], s.voteArgs[5])
-		reply, err = redis.String(run(ctx, c, voteScript, keys, append(args, s.voteExtra...)...))
+		reply, err = run(ctx, c, voteScript, s.voteCall(user, articleID, dir, now))
 		return err
 	})
+	st, err := readStatus(reply, err)
 	if err != nil {
-		return fmt.Errorf("voting: vote on article %s: %w", articleID, err)
+		return err
 	}
-	word, detail, _ := strings.Cut(reply, " ")
-	switch word {
+	switch st.word {
 	case replyOK, replyUnchanged:
 		return nil
-	case replyNotFound:
-		return fmt.Errorf("%w: article %s", ErrNotFound, articleID)
 	case replyClosed:
-		return fmt.Errorf("%w: article %s is older than %v", ErrVotingClosed, articleID, s.cutoff)
+		return &kindError{ErrVotingClosed, "the article is older than " + s.cutoff.String()}
 	}
-	return scriptError("vote on article "+articleID, word, detail)
+	return st.err()
 }
+
+// voteCall builds vote.lua's KEYS and ARGV.
+func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) call {
+	k := s.keys
+	member := k.articleHash(articleID)
+	c := call{keys: make([]string, 0, 6+len(s.indexes)), args: make([]any, 0, 4+len(s.voteArgs))}
+	c.key(member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID))
+	c.key(s.indexes...)
+	if s.live {
+		c.key(k.groupRecord(articleID))
+	}
+	if s.history > 0 {
+		c.key(k.userHistory(user))
+	}
+	c.arg(member, user, dirWords[dir], unixSeconds(now))
+	c.arg(s.voteArgs...)
+	return c
+}
+
+// makeVoteArgs makes vote.lua's arguments after the vote's own: the cutoff
+// in seconds, the history's time, the live indexes' prefix, the score's
+// change for each net change of votes, and the kept orders' keys and kinds.
+func (s *Store) makeVoteArgs() []any {
+	livePrefix := ""
+	if s.live {
+		livePrefix = s.keys.livePrefix()
+	}
+	c := call{}
+	c.arg(formatFloat(s.cutoff.Seconds()), s.history.Milliseconds(), livePrefix)
+	for _, net := range [...]float64{-2, -1, 1, 2} {
+		c.arg(formatFloat(net * s.weight))
+	}
+	orderList(&c, s.kept, time.Time{}, orderKey, orderKind)
+	return c.args
+}
+
+// dirWords are the directions as vote.lua takes them, made once as
+// interface values.
+var dirWords = [...]any{None: "none", Up: "up", Down: "down"}
 
 // UserVotes returns user's vote on each of the articles, in order, in one
 // round trip. An article that does not exist gives None. Once voting on an
 // article has closed (its voter sets have expired) the vote is read from
 // the user's history if the Store keeps one (WithUserHistory), while the
 // history holds it, and is None otherwise.
-func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string) ([]Direction, error) {
+func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string) (dirs []Direction, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("votes of user %q", user))
+		}
+	}()
 	if err := checkUser(user); err != nil {
 		return nil, err
 	}
@@ -199,13 +225,9 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err != nil {
-		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
+		return nil, err
 	}
-	dirs, err := s.readUserVotes(user, articleIDs, replies, now)
-	if err != nil {
-		return nil, fmt.Errorf("voting: votes of user %q: %w", user, err)
-	}
-	return dirs, nil
+	return s.readUserVotes(user, articleIDs, replies, now)
 }
 
 // readUserVotes reads UserVotes' replies: two SISMEMBERs per article, then
@@ -251,7 +273,7 @@ func (s *Store) readUserVotes(user string, articleIDs []string, replies []any, n
 			b, _ := entries[2*i+j].([]byte)
 			at, err := parseScoreSeconds(string(b))
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.keys.userHistory(user), err)
+				return nil, corrupt("%s: %v", s.keys.userHistory(user), err)
 			}
 			if at.After(since) {
 				dirs[i] = dir
@@ -259,126 +281,4 @@ func (s *Store) readUserVotes(user string, articleIDs []string, replies []any, n
 		}
 	}
 	return dirs, nil
-}
-
-// A UserVote is one vote in a user's history (UserHistory): the article,
-// the direction of the vote and when it was cast.
-type UserVote struct {
-	Article   Article   `json:"article"`
-	Direction Direction `json:"direction"` // Up or Down
-	At        time.Time `json:"at"`        // when the vote was cast, in UTC
-}
-
-// UserHistory returns a page of the articles user has voted on, newest vote
-// first, with the direction of each vote, from the history WithUserHistory
-// keeps: the user's own posts are there as up-votes, a vote taken back is
-// not, a switched vote is there once, in its new direction and at the time
-// of the switch, and a vote older than the history's time has dropped out.
-// Pages count from 1 and hold the Store's page size; a page past the end is
-// empty. It takes two round trips.
-//
-// An article deleted after voting on it closed (when its voters could no
-// longer be found) is left out, and the history's entry for it removed; the
-// page is then read again, so that the next votes take its place and later
-// pages do not move, up to three times (so a page may hold fewer votes than
-// the page size only after many such deletions). UserHistory gives an error
-// wrapping ErrInvalid if the Store keeps no history.
-func (s *Store) UserHistory(ctx context.Context, user string, page int) ([]UserVote, error) {
-	if s.history == 0 {
-		return nil, invalid("the Store keeps no user history: give New WithUserHistory(d)")
-	}
-	if err := checkUser(user); err != nil {
-		return nil, err
-	}
-	start, _, past, err := s.pageBounds(page)
-	if err != nil {
-		return nil, err
-	}
-	if past {
-		return []UserVote{}, nil
-	}
-	key := s.keys.userHistory(user)
-	var votes []UserVote
-	err = s.session(ctx, func(c redis.Conn) error {
-		now := s.now()
-		if err := checkClock(now); err != nil {
-			return err
-		}
-		for read := 1; ; read++ {
-			var gone []any
-			votes, gone, err = s.historyPage(ctx, c, key, start, now)
-			if err != nil || len(gone) == 0 {
-				return err
-			}
-			// An article is gone for good (ids are not given out again):
-			// drop it from the history, and read the page again, so that
-			// the next votes take its place and the later pages do not
-			// move under the reader.
-			args := make([]any, 0, 1+2*len(gone))
-			args = append(args, key)
-			for _, m := range gone {
-				member := string(m.([]byte))
-				args = append(args, "up:"+member, "down:"+member)
-			}
-			if _, err := do(ctx, c, "ZREM", args...); err != nil {
-				return err
-			}
-			if read == maxHistoryReads {
-				return nil
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("voting: history of user %q: %w", user, err)
-	}
-	return votes, nil
-}
-
-// maxHistoryReads bounds how many times UserHistory reads a page that held
-// deleted articles.
-const maxHistoryReads = 3
-
-// historyPage reads the page of the history key from start, the votes after
-// the history's time by now: the votes of the articles there are, in order,
-// and the members of those gone.
-func (s *Store) historyPage(ctx context.Context, c redis.Conn, key string, start int64, now time.Time) ([]UserVote, []any, error) {
-	reply, err := do(ctx, c, "ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
-		"WITHSCORES", "LIMIT", start, s.pageSize)
-	entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGEBYSCORE"))
-	if err != nil {
-		return nil, nil, err
-	}
-	// Each entry is "up:" or "down:" before the article's member, and the
-	// time of the vote.
-	members := make([]any, 0, len(entries)/2)
-	var dirs []Direction
-	var times []time.Time
-	for i := 0; i+1 < len(entries); i += 2 {
-		word, member, ok := strings.Cut(string(entries[i]), ":")
-		dir, err := ParseDirection(word)
-		if !ok || err != nil || dir == None {
-			continue
-		}
-		at, err := parseScoreSeconds(string(entries[i+1]))
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, key, entries[i], err)
-		}
-		members = append(members, []byte(member))
-		dirs = append(dirs, dir)
-		times = append(times, at)
-	}
-	articles, gone, err := s.fetch(ctx, c, members, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	// fetch keeps the page's order and leaves out what it skips, so each
-	// article is the next entry of its id.
-	votes := make([]UserVote, 0, len(articles))
-	prefix := s.keys.articlePrefix()
-	for i, m := range members {
-		if len(votes) < len(articles) && string(m.([]byte)) == prefix+articles[len(votes)].ID {
-			votes = append(votes, UserVote{Article: articles[len(votes)], Direction: dirs[i], At: times[i]})
-		}
-	}
-	return votes, gone, nil
 }

@@ -1,23 +1,140 @@
 package voting
 
-// This file holds the errors every method's error wraps, for errors.Is: the
-// part of the package's contract that every file shares.
+// This file holds the Store: its configuration, New, and what a Store tells
+// of itself.
 
-import "errors"
+import (
+	"time"
 
-// Errors a caller can test for with errors.Is.
-var (
-	// ErrNotFound is returned for a well-formed article id that has no article.
-	ErrNotFound = errors.New("voting: article not found")
-	// ErrVotingClosed is returned for a vote on an article past its cutoff.
-	ErrVotingClosed = errors.New("voting: voting closed")
-	// ErrInvalid is returned for bad input and bad option values. Nothing is
-	// written when it is returned.
-	ErrInvalid = errors.New("voting: invalid input")
-	// ErrCorrupt is returned when stored data is not as this library or the
-	// book's code writes it: a field that does not parse, such as a time of
-	// "abc", or a key of the wrong type where an operation reads or writes.
-	// The error names the key or field. Nothing is written when it is
-	// returned; listings skip such articles instead.
-	ErrCorrupt = errors.New("voting: corrupt data")
+	"github.com/gomodule/redigo/redis"
 )
+
+// A Store is one namespace of articles in Redis. It holds no state of its own
+// beyond its configuration, so any number of Stores, in any number of
+// processes, may serve the same namespace at once.
+type Store struct {
+	pool     Pool
+	keys     keys
+	weight   float64
+	cutoff   time.Duration
+	pageSize int
+	groupTTL time.Duration
+	now      func() time.Time
+	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
+
+	// keeps says which orders the Store keeps an index for; kept are those
+	// orders, in the order of the table (ByScore and ByTime first), and
+	// indexes their site indexes' keys, in the same order.
+	keeps   [len(orders)]bool
+	kept    []Order
+	indexes []string
+	// live is whether the Store keeps live group indexes (WithLiveGroups).
+	live bool
+	// history is how long a user's history keeps a vote (WithUserHistory);
+	// 0 for no history.
+	history time.Duration
+
+	// trimBatch is how many aged-out articles a listing takes out of a
+	// window's index in one step; reindexBatch how many articles one step of
+	// Reindex indexes; historyBatch how many voters' histories one step of
+	// DeleteArticle clears.
+	trimBatch, reindexBatch, historyBatch int
+
+	// voteArgs are vote.lua's arguments after the vote's own, the same for
+	// every vote, made once: putting a string in an interface allocates.
+	voteArgs []any
+}
+
+// New returns a Store that takes its connections from pool. With no options
+// it uses the book's key layout and numbers. An invalid option value gives an
+// error wrapping ErrInvalid.
+//
+// On Redis Cluster, through a client whose connections have a
+// Bind(keys ...string) error method (such as *redisc.Cluster), the prefix
+// must hold a hash tag, as in WithPrefix("{news}:"), so that all the keys of
+// the Store share one slot and each operation stays one atomic step; New
+// returns an error wrapping ErrInvalid otherwise. To learn whether the pool
+// is such a client, New takes one connection from any pool that is not a
+// *redis.Pool and gives it back unused.
+func New(pool Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, failed(invalid("pool is nil"), "new store")
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, failed(err, "new store")
+	}
+	s := &Store{
+		pool:     pool,
+		keys:     newKeys(cfg.prefix),
+		weight:   cfg.weight,
+		cutoff:   cfg.cutoff,
+		pageSize: cfg.pageSize,
+		groupTTL: cfg.groupTTL,
+		now:      cfg.now,
+		tagged:   hasHashTag(cfg.prefix),
+		live:     cfg.live,
+		history:  cfg.history,
+
+		trimBatch:    defaultTrimBatch,
+		reindexBatch: defaultReindexBatch,
+		historyBatch: defaultHistoryBatch,
+	}
+	for _, o := range cfg.orders {
+		s.keeps[o] = true
+	}
+	for i, spec := range orders {
+		if spec.always || s.keeps[i] {
+			s.keeps[i] = true
+			s.kept = append(s.kept, Order(i))
+			s.indexes = append(s.indexes, s.keys.index(Order(i)))
+		}
+	}
+	s.voteArgs = s.makeVoteArgs()
+	// A cluster client's connections must be bound to a slot, and then every
+	// key must share the prefix's hash tag. A *redis.Pool is no cluster
+	// client, and its Get would dial, so only other pools are asked.
+	if _, ok := pool.(*redis.Pool); !ok {
+		c := pool.Get()
+		_, cluster := c.(binder)
+		release(c)
+		if cluster {
+			if err := s.checkClusterPrefix(); err != nil {
+				return nil, failed(err, "new store")
+			}
+		}
+	}
+	return s, nil
+}
+
+// PageSize returns the number of articles in a full listing page.
+func (s *Store) PageSize() int { return s.pageSize }
+
+// Cutoff returns how long an article takes votes: voting on an article a
+// closes at a.Posted.Add(s.Cutoff()).
+func (s *Store) Cutoff() time.Duration { return s.cutoff }
+
+// LiveGroups reports whether the Store keeps live group indexes
+// (WithLiveGroups).
+func (s *Store) LiveGroups() bool { return s.live }
+
+// HistoryTime returns how long a user's history keeps a vote
+// (WithUserHistory); 0 if the Store keeps no history.
+func (s *Store) HistoryTime() time.Duration { return s.history }
+
+// Orders returns the orders the Store keeps indexes for, and so can list
+// by: ByScore, ByTime and those given to WithOrders, in the order of the
+// table.
+func (s *Store) Orders() []Order { return append([]Order(nil), s.kept...) }
+
+// checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,
+// where the keys of one operation must share a slot.
+func (s *Store) checkClusterPrefix() error {
+	if !s.tagged {
+		return invalid("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.prefix)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package voting
+
+// This file holds the errors: the sentinels every method's error wraps, for
+// errors.Is, and how an error is made and wrapped, so that each error a
+// caller sees reads "voting: <operation>: <what went wrong>", with the
+// package's name once.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Errors a caller can test for with errors.Is.
+var (
+	// ErrNotFound is returned for a well-formed article id that has no article.
+	ErrNotFound = errors.New("voting: article not found")
+	// ErrVotingClosed is returned for a vote on an article past its cutoff.
+	ErrVotingClosed = errors.New("voting: voting closed")
+	// ErrInvalid is returned for bad input and bad option values. Nothing is
+	// written when it is returned.
+	ErrInvalid = errors.New("voting: invalid input")
+	// ErrCorrupt is returned when stored data is not as this library or the
+	// book's code writes it: a field that does not parse, such as a time of
+	// "abc", or a key of the wrong type where an operation reads or writes.
+	// The error names the key or field. Nothing is written when it is
+	// returned; listings skip such articles instead.
+	ErrCorrupt = errors.New("voting: corrupt data")
+)
+
+// errPrefix starts the text of every error of the package, once.
+const errPrefix = "voting: "
+
+// A kindError is one of the sentinels with what it is about: its text is
+// the sentinel's and the detail, "voting: invalid input: title is empty".
+type kindError struct {
+	kind   error
+	detail string
+}
+
+func (e *kindError) Error() string { return e.kind.Error() + ": " + e.detail }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// invalid is ErrInvalid with a detail.
+func invalid(format string, args ...any) error {
+	return &kindError{ErrInvalid, fmt.Sprintf(format, args...)}
+}
+
+// corrupt is ErrCorrupt with a detail, which names the key or field.
+func corrupt(format string, args ...any) error {
+	return &kindError{ErrCorrupt, fmt.Sprintf(format, args...)}
+}
+
+// wrongType words Redis's WRONGTYPE error for cmd on key as ErrCorrupt,
+// naming the key; other errors pass as they are.
+func wrongType(err error, key, cmd string) error {
+	if isWrongType(err) {
+		return corrupt("%s is of the wrong type for %s", key, cmd)
+	}
+	return err
+}
+
+// isWrongType reports whether err is Redis's word that a key holds another
+// type than the command takes.
+func isWrongType(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "WRONGTYPE")
+}
+
+// asError is a pipeline's reply as an error, if Redis answered one.
+func asError(reply any) error {
+	if err, ok := reply.(redis.Error); ok {
+		return err
+	}
+	return nil
+}
+
+// An opError is the error of one public method: "voting: vote on article
+// 7: " and the error that stopped it, with that error's own "voting: " left
+// out.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string {
+	return errPrefix + e.op + ": " + strings.TrimPrefix(e.err.Error(), errPrefix)
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
+// failed wraps err, if not nil, as the error of the operation op; every
+// public method's error goes through it once.
+func failed(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	return &opError{op: op, err: err}
+}

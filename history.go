@@ -1,0 +1,139 @@
+package voting
+
+// This file holds a user's history of votes (WithUserHistory): UserVote and
+// UserHistory.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// A UserVote is one vote in a user's history (UserHistory): the article,
+// the direction of the vote and when it was cast.
+type UserVote struct {
+	Article   Article   `json:"article"`
+	Direction Direction `json:"direction"` // Up or Down
+	At        time.Time `json:"at"`        // when the vote was cast, in UTC
+}
+
+// UserHistory returns a page of the articles user has voted on, newest vote
+// first, with the direction of each vote, from the history WithUserHistory
+// keeps: the user's own posts are there as up-votes, a vote taken back is
+// not, a switched vote is there once, in its new direction and at the time
+// of the switch, and a vote older than the history's time has dropped out.
+// Pages count from 1 and hold the Store's page size; a page past the end is
+// empty. It takes two round trips.
+//
+// An article deleted after voting on it closed (when its voters could no
+// longer be found) is left out, and the history's entry for it removed; the
+// page is then read again, so that the next votes take its place and later
+// pages do not move, up to three times (so a page may hold fewer votes than
+// the page size only after many such deletions). UserHistory gives an error
+// wrapping ErrInvalid if the Store keeps no history.
+func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes []UserVote, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("history of user %q", user))
+		}
+	}()
+	if s.history == 0 {
+		return nil, invalid("the Store keeps no user history: give New WithUserHistory(d)")
+	}
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	start, _, past, err := s.pageBounds(page)
+	if err != nil {
+		return nil, err
+	}
+	if past {
+		return []UserVote{}, nil
+	}
+	key := s.keys.userHistory(user)
+	err = s.session(ctx, func(c redis.Conn) error {
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return err
+		}
+		for read := 1; ; read++ {
+			var gone []any
+			votes, gone, err = s.historyPage(ctx, c, key, start, now)
+			if err != nil || len(gone) == 0 {
+				return err
+			}
+			// An article is gone for good (ids are not given out again):
+			// drop it from the history, and read the page again, so that
+			// the next votes take its place and the later pages do not
+			// move under the reader.
+			args := make([]any, 0, 1+2*len(gone))
+			args = append(args, key)
+			for _, m := range gone {
+				member := string(m.([]byte))
+				args = append(args, "up:"+member, "down:"+member)
+			}
+			if _, err := do(ctx, c, "ZREM", args...); err != nil {
+				return err
+			}
+			if read == maxHistoryReads {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return votes, nil
+}
+
+// maxHistoryReads bounds how many times UserHistory reads a page that held
+// deleted articles.
+const maxHistoryReads = 3
+
+// historyPage reads the page of the history key from start, the votes after
+// the history's time by now: the votes of the articles there are, in order,
+// and the members of those gone.
+func (s *Store) historyPage(ctx context.Context, c redis.Conn, key string, start int64, now time.Time) ([]UserVote, []any, error) {
+	reply, err := do(ctx, c, "ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
+		"WITHSCORES", "LIMIT", start, s.pageSize)
+	entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGEBYSCORE"))
+	if err != nil {
+		return nil, nil, err
+	}
+	// Each entry is "up:" or "down:" before the article's member, and the
+	// time of the vote.
+	members := make([]any, 0, len(entries)/2)
+	var dirs []Direction
+	var times []time.Time
+	for i := 0; i+1 < len(entries); i += 2 {
+		word, member, ok := strings.Cut(string(entries[i]), ":")
+		dir, err := ParseDirection(word)
+		if !ok || err != nil || dir == None {
+			continue
+		}
+		at, err := parseScoreSeconds(string(entries[i+1]))
+		if err != nil {
+			return nil, nil, corrupt("%s: %s: %v", key, entries[i], err)
+		}
+		members = append(members, []byte(member))
+		dirs = append(dirs, dir)
+		times = append(times, at)
+	}
+	articles, gone, err := s.fetch(ctx, c, members, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	// fetch keeps the page's order and leaves out what it skips, so each
+	// article is the next entry of its id.
+	votes := make([]UserVote, 0, len(articles))
+	prefix := s.keys.articlePrefix()
+	for i, m := range members {
+		if len(votes) < len(articles) && string(m.([]byte)) == prefix+articles[len(votes)].ID {
+			votes = append(votes, UserVote{Article: articles[len(votes)], Direction: dirs[i], At: times[i]})
+		}
+	}
+	return votes, gone, nil
+}

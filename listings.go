@@ -1,0 +1,234 @@
+package voting
+
+// This file holds the listings: a page of articles in an order, across the
+// site or within a group, and how many articles a listing holds.
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// GetArticles returns a page of articles across the site, in the given
+// order: one the Store keeps (ByScore, ByTime and those given to
+// WithOrders; another gives an error wrapping ErrInvalid). Pages count from
+// 1; a page past the end is empty. A page of a top-of-window order holds
+// only articles posted within the window by the Store's clock. It takes two
+// round trips to Redis whatever the page size; a top-of-window page may take
+// more when many articles have aged out of the window since it was last
+// listed, each step a bounded one.
+func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
+	_, start, stop, past, err := s.pageRange(page, order)
+	if err != nil || past {
+		return emptyPage(err, "list articles by "+order.String())
+	}
+	articles, err := s.list(ctx, s.siteListing(order), start, stop)
+	if err != nil {
+		return nil, failed(err, "list articles by "+order.String())
+	}
+	return articles, nil
+}
+
+// emptyPage is a listing's answer before any round trip: its error, as op's,
+// or an empty page.
+func emptyPage(err error, op string) ([]Article, error) {
+	if err != nil {
+		return nil, failed(err, op)
+	}
+	return []Article{}, nil
+}
+
+// A listing is an index that pages are read from: the site's index of an
+// order, or a group's live index of it.
+type listing struct {
+	order Order
+	spec  *orderSpec
+	index string
+	// byTime and field are, for a top-of-window order, the time index the
+	// window is trimmed along (the site's, or the group's live one) and the
+	// field of its mark in trimmed:.
+	byTime, field string
+}
+
+func (s *Store) siteListing(o Order) listing {
+	return listing{order: o, spec: &orders[o], index: s.keys.index(o), byTime: s.keys.timeIndex(), field: markField(&orders[o], "")}
+}
+
+func (s *Store) liveListing(group string, o Order) listing {
+	return listing{order: o, spec: &orders[o], index: s.keys.liveIndex(group, o),
+		byTime: s.keys.liveIndex(group, ByTime), field: markField(&orders[o], group)}
+}
+
+// list reads the articles of one page of l, from start to stop, in two
+// round trips: the page of ids, trimmed to its window first for a
+// top-of-window order, then the articles.
+func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
+	var articles []Article
+	err := s.session(ctx, func(c redis.Conn) error {
+		// By score, the page's scores come with it; in any other order,
+		// fetch reads them from the score index.
+		withScores := l.order == ByScore
+		var page []any
+		var err error
+		switch {
+		case withScores:
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop, "WITHSCORES"))
+		case l.spec.window > 0:
+			page, err = redis.Values(s.windowRead(ctx, c, l, command{"ZREVRANGE", []any{l.index, start, stop}}))
+		default:
+			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop))
+		}
+		if err != nil {
+			return wrongType(err, l.index, "ZREVRANGE")
+		}
+		articles, _, err = s.fetch(ctx, c, page, withScores)
+		return err
+	})
+	return articles, err
+}
+
+// pageRange checks page and order and gives the order's row and the page's
+// ZREVRANGE bounds. past reports a page so far on that its bounds overflow:
+// past any index's end, so empty.
+func (s *Store) pageRange(page int, order Order) (spec *orderSpec, start, stop int64, past bool, err error) {
+	if spec, err = s.checkOrder(order); err != nil {
+		return nil, 0, 0, false, err
+	}
+	start, stop, past, err = s.pageBounds(page)
+	return spec, start, stop, past, err
+}
+
+// pageBounds checks page and gives its bounds, as pageRange does.
+func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
+	if page < 1 {
+		return 0, 0, false, invalid("page %d is before page 1", page)
+	}
+	size := int64(s.pageSize)
+	if int64(page-1) > (math.MaxInt64-size)/size {
+		return 0, 0, true, nil
+	}
+	start = int64(page-1) * size
+	return start, start + size - 1, false, nil
+}
+
+// fetch reads the articles of an index page in one pipelined round trip,
+// keeping their order. page is a ZREVRANGE reply: members, or with
+// withScores members and their scores; without scores fetch reads each
+// article's score from the score index too. A member that is not an article
+// of the namespace, whose hash or score is gone, or whose fields do not
+// parse is skipped: one bad record does not break a listing. gone holds the
+// members of the page whose article is gone (no hash or no score), as the
+// page gave them.
+func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores bool) (articles []Article, gone []any, err error) {
+	step := 1
+	if withScores {
+		step = 2
+	}
+	n := len(page) / step
+	if n == 0 {
+		return []Article{}, nil, nil
+	}
+	prefix := s.keys.articlePrefix()
+	entries := make([]pageEntry, 0, n)
+	cmds := make([]command, 0, n+1)
+	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
+	// member goes in as the reply gave it, already an interface value.
+	args := make([]any, 0, n*(1+len(articleFields))+1+n)
+	for i := 0; i+step <= len(page); i += step {
+		member, ok := page[i].([]byte)
+		if !ok || len(member) <= len(prefix) || string(member[:len(prefix)]) != prefix ||
+			checkIDBytes(member[len(prefix):]) != nil {
+			continue
+		}
+		e := pageEntry{id: member[len(prefix):], member: page[i]}
+		if withScores {
+			e.score = page[i+1]
+		}
+		entries = append(entries, e)
+		at := len(args)
+		args = append(append(args, page[i]), articleFields...)
+		cmds = append(cmds, command{"HMGET", args[at:len(args):len(args)]})
+	}
+	if len(entries) == 0 {
+		return []Article{}, nil, nil
+	}
+	if !withScores {
+		at := len(args)
+		args = append(args, s.keys.scoreIndex())
+		for _, cmd := range cmds {
+			args = append(args, cmd.args[0])
+		}
+		cmds = append(cmds, command{"ZMSCORE", args[at:]})
+	}
+	replies, err := pipeline(ctx, c, cmds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !withScores {
+		scores, err := redis.Values(replies[len(entries)], nil)
+		if err != nil {
+			return nil, nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
+		}
+		if len(scores) != len(entries) {
+			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))
+		}
+		for i := range entries {
+			entries[i].score = scores[i]
+		}
+	}
+	articles = make([]Article, 0, len(entries))
+	for i, e := range entries {
+		a, ok, err := parseArticle(e.id, replies[i], e.score)
+		switch {
+		case ok && err == nil:
+			articles = append(articles, a)
+		case !ok && err == nil:
+			gone = append(gone, e.member)
+		}
+	}
+	return articles, gone, nil
+}
+
+// A pageEntry is an article that fetch reads: its id, its member as the
+// page gave it, and its score once known.
+type pageEntry struct {
+	id     []byte
+	member any
+	score  any
+}
+
+// CountArticles returns how many articles a listing of the order holds
+// across the site, for a page count ("page 3 of 40"): the size of the
+// order's index, one the Store keeps. A window order's count is that
+// window's, at the moment of the call by the Store's clock, trimmed first
+// as a listing is. It takes one round trip, O(1) on the server (a window
+// long unlisted may take a few more, each a bounded trim).
+func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
+	if _, err := s.checkOrder(order); err != nil {
+		return 0, failed(err, "count articles by "+order.String())
+	}
+	n, err := s.count(ctx, s.siteListing(order))
+	if err != nil {
+		return 0, failed(err, "count articles by "+order.String())
+	}
+	return n, nil
+}
+
+// count is the size of l's index; a window's index is trimmed first.
+func (s *Store) count(ctx context.Context, l listing) (int64, error) {
+	var n int64
+	err := s.session(ctx, func(c redis.Conn) error {
+		var reply any
+		var err error
+		if l.spec.window > 0 {
+			reply, err = s.windowRead(ctx, c, l, command{"ZCARD", []any{l.index}})
+		} else {
+			reply, err = do(ctx, c, "ZCARD", l.index)
+		}
+		n, err = redis.Int64(reply, err)
+		return wrongType(err, l.index, "ZCARD")
+	})
+	return n, err
+}

@@ -1,0 +1,140 @@
+-- add_groups.lua: adds an existing article, one Article finds, to groups,
+-- and the groups to the article's record of its groups.
+--
+-- KEYS: hash, byScore, record, trimmed, registry, orders[].index
+-- ARGV: member, groupPrefix, livePrefix ('' without live groups), maxGroups,
+--       orders[]: key, window ('' for none), cut ('' for none),
+--       groups[]: name
+--
+-- orders are, with live groups, the kept orders (none without them), each
+-- with its index's key after the prefix and for a window order its name
+-- (the field of its mark in trimmed) and the posting time that leaves the
+-- window now. The groups are distinct names, at most maxGroups of them.
+--
+-- With live groups, each group's live index of each kept order takes the
+-- article with its value in the site's index of that order; one the site's
+-- index lacks (an order kept since the article was posted, before Reindex)
+-- stays out, as does one a window has trimmed or would. An article may be
+-- in at most maxGroups groups: past that the script answers 'toomany' and
+-- the number it would be in.
+
+local hash, byScore, record, trimmed, registry = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local member, groupPrefix, livePrefix, maxGroups = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local orders, a = columns(5, 'key', 'window', 'cut')
+local groups
+groups, a = columns(a, 'name')
+orders.index = {unpack(KEYS, 6, 5 + orders.n)}
+sent(5 + orders.n, a - 1)
+
+local posted, bad = try('HGET', hash, 'time')
+if bad then
+	return bad
+end
+local score
+score, bad = try('ZSCORE', byScore, member)
+if bad then
+	return bad
+end
+if not posted or not score then
+	return 'notfound'
+end
+local names
+names, bad = recorded(record)
+if bad then
+	return bad
+end
+local all, new = {}, {}
+for _, name in ipairs(names) do
+	all[name] = true
+end
+local total = #names
+for _, name in ipairs(groups.name) do
+	new[#new + 1] = name
+	if not all[name] then
+		total = total + 1
+	end
+end
+if total > maxGroups then
+	return 'toomany ' .. total
+end
+
+-- With live groups: the entries to add, each the article's value in the
+-- site's index of the order, in a group's window only if posted after its
+-- cut and its mark; and first marks for empty windows, as a post gives.
+local entries, newMarks = {}, {}
+if orders.n > 0 then
+	local t = seconds(posted)
+	if not t then
+		return 'corrupt ' .. hash .. ' field time ' .. quote(posted) .. ' is not Unix seconds'
+	end
+	local fields = {}
+	local values = {} -- the article's value in the site's index of each order
+	for i, index in ipairs(orders.index) do
+		values[i], bad = try('ZSCORE', index, member)
+		if bad then
+			return bad
+		end
+		if orders.window[i] ~= '' then
+			for _, name in ipairs(new) do
+				fields[#fields + 1] = markField(orders.window[i], name)
+			end
+		end
+	end
+	local marked
+	marked, bad = marks(trimmed, fields)
+	if bad then
+		return bad
+	end
+	for _, name in ipairs(new) do
+		for i = 1, orders.n do
+			local live, v, window, cut = livePrefix .. orders.key[i] .. name, values[i], orders.window[i], orders.cut[i]
+			if window ~= '' then
+				local field = markField(window, name)
+				local m = marked[field]
+				if t <= tonumber(cut) or (m and t <= m) then
+					v = nil
+				end
+				if not m then
+					local size
+					size, bad = try('ZCARD', live)
+					if bad then
+						return bad
+					end
+					if size == 0 then
+						newMarks[#newMarks + 1] = field
+						newMarks[#newMarks + 1] = cut
+					end
+				end
+			end
+			if v then
+				entries[#entries + 1] = {live, v}
+			end
+		end
+	end
+end
+
+-- Writes to keys no read has proven, undone if one is refused; the set of
+-- group names last, since nothing after it can be refused.
+for _, name in ipairs(new) do
+	bad = join(groupPrefix .. name, member)
+	if bad then
+		return bad
+	end
+end
+for _, e in ipairs(entries) do
+	bad = add(e[1], e[2], member)
+	if bad then
+		return bad
+	end
+end
+local _
+_, bad = unproven('SADD', registry, unpack(new))
+if bad then
+	return bad
+end
+
+redis.call('SADD', record, unpack(new))
+if #newMarks > 0 then
+	redis.call('HSET', trimmed, unpack(newMarks))
+end
+return 'ok'

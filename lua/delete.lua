@@ -1,0 +1,158 @@
+-- delete.lua: deletes an article in one step: its hash, its voter sets, its
+-- record of its groups, its entry in the site's index of every kept order,
+-- its membership of each of the groups its record names with its entries in
+-- their cached listings and live indexes; a group it leaves empty leaves the
+-- set of the namespace's group names. With a history, its voters' history
+-- entries go too: in this step if it has at most batch voters, else in later
+-- steps of clear_history.lua, for which the voter sets are renamed.
+--
+-- KEYS: hash, byScore, byTime, voted, downvoted, record, registry,
+--       orders[].index, pendingVoted, pendingDownvoted (with a history)
+-- ARGV: member, groupPrefix, cachePrefix, livePrefix ('' without live
+--       groups), historyPrefix ('' without a history), batch,
+--       orders[]: key
+--
+-- orders are the kept orders, each with its index's key after the prefix:
+-- a group's cached listing of it is cachePrefix .. key .. name and its live
+-- index livePrefix .. key .. name. The groups' and the histories' keys are
+-- made here from their prefixes: the caller cannot know the groups or the
+-- voters without a round trip of its own, and with the namespace's prefix
+-- they share its Redis Cluster slot (a group name holds no brace; a user's
+-- may, but after the prefix's tag).
+--
+-- An article with no record (one the book's code put in groups, until
+-- Reindex records them) is in no group this step knows of. It answers 'ok'
+-- and the number of voters whose histories are left to clear, or
+-- 'notfound' if there is no hash, no score and no posting time.
+
+local hash, byScore, byTime, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local record, registry = KEYS[6], KEYS[7]
+local member, groupPrefix, cachePrefix, livePrefix, historyPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local batch = tonumber(ARGV[6])
+local orders, a = columns(7, 'key')
+orders.index = {unpack(KEYS, 8, 7 + orders.n)}
+local k = 8 + orders.n
+local pendingVoted, pendingDownvoted
+if historyPrefix ~= '' then
+	pendingVoted, pendingDownvoted, k = KEYS[k], KEYS[k + 1], k + 2
+end
+sent(k - 1, a - 1)
+
+local exists = redis.call('EXISTS', hash)
+local _, bad = try('HGET', hash, 'time')
+if bad then
+	return bad
+end
+local score
+score, bad = try('ZSCORE', byScore, member)
+if bad then
+	return bad
+end
+local posted
+posted, bad = try('ZSCORE', byTime, member)
+if bad then
+	return bad
+end
+if exists == 0 and not score and not posted then
+	return 'notfound'
+end
+
+-- What to take the article out of: every index that holds it, every group
+-- set that holds it, and the voter sets.
+local indexes, sets, emptied = {}, {}, {}
+local function holds(index)
+	local has
+	has, bad = try('ZSCORE', index, member)
+	if has then
+		indexes[#indexes + 1] = index
+	end
+	return bad
+end
+for _, index in ipairs(orders.index) do
+	bad = holds(index)
+	if bad then
+		return bad
+	end
+end
+local names
+names, bad = recorded(record)
+if bad then
+	return bad
+end
+for _, name in ipairs(names) do
+	local set = groupPrefix .. name
+	local is
+	is, bad = try('SISMEMBER', set, member)
+	if bad then
+		return bad
+	end
+	if is == 1 then
+		sets[#sets + 1] = set
+		if redis.call('SCARD', set) == 1 then
+			emptied[#emptied + 1] = name
+		end
+	end
+	for _, key in ipairs(orders.key) do
+		bad = holds(cachePrefix .. key .. name)
+		if not bad and livePrefix ~= '' then
+			bad = holds(livePrefix .. key .. name)
+		end
+		if bad then
+			return bad
+		end
+	end
+end
+local ups, downs
+ups, bad = try('SCARD', voted)
+if bad then
+	return bad
+end
+downs, bad = try('SCARD', downvoted)
+if bad then
+	return bad
+end
+-- With a history: the voters whose entries go in this step, if there are
+-- at most batch of them.
+local voters, pending = {}, 0
+if historyPrefix ~= '' then
+	if ups + downs <= batch then
+		for _, set in ipairs({voted, downvoted}) do
+			for _, user in ipairs(redis.call('SMEMBERS', set)) do
+				voters[#voters + 1] = user
+			end
+		end
+	else
+		pending = ups + downs
+	end
+end
+
+if #emptied > 0 then
+	_, bad = unproven('SREM', registry, unpack(emptied))
+	if bad then
+		return bad
+	end
+end
+redis.call('DEL', hash, record)
+for _, index in ipairs(indexes) do
+	redis.call('ZREM', index, member)
+end
+for _, set in ipairs(sets) do
+	redis.call('SREM', set, member)
+end
+for _, user in ipairs(voters) do
+	-- A history of the wrong type holds no entry to take out.
+	redis.pcall('ZREM', historyPrefix .. user, 'up:' .. member, 'down:' .. member)
+end
+if pending > 0 then
+	-- Renamed, the sets keep their time to live, so that what a cut-short
+	-- call leaves expires at the cutoff; no vote finds them.
+	if ups > 0 then
+		redis.call('RENAME', voted, pendingVoted)
+	end
+	if downs > 0 then
+		redis.call('RENAME', downvoted, pendingDownvoted)
+	end
+else
+	redis.call('UNLINK', voted, downvoted)
+end
+return 'ok ' .. pending

@@ -1,0 +1,62 @@
+-- group_page.lua: one page of a group's listing without live groups: the
+-- book's cached intersection of the group with an index, built first if it
+-- is missing. Check and build are one atomic step, so concurrent readers
+-- build it once. The group's members weigh 0 and the index's scores 1, so
+-- each article keeps exactly its index score (the book's AGGREGATE MAX would
+-- lift every score below 1 to the members' 1). An empty intersection is not
+-- kept (Redis deletes it, miniredis would not), and with no TTL the
+-- intersection is dropped once read. ZINTERSTORE checks its sources' types
+-- before it writes.
+--
+-- KEYS: cache, group, index, byTime, trimmed
+-- ARGV: ttlMillis ('0' for no cache), start, stop, field ('' for an order
+--       with no window), cut, batch
+--
+-- For a window order, the index is trimmed to the window before it is
+-- intersected; if more is left to trim than one step takes, the script
+-- answers 'more' having built nothing, and the caller runs it again. Like
+-- every cached group listing, a window's may hold, until the cache
+-- expires, an article that has aged out since it was built.
+
+local cache, group, index, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ttlMillis, start, stop, field, cut, batch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+sent(5, 6)
+local ttl = tonumber(ttlMillis)
+
+if ttl == 0 or redis.call('EXISTS', cache) == 0 then
+	-- ZINTERSTORE would refuse a key of the wrong type, after the trim.
+	local _, bad = try('SISMEMBER', group, '')
+	if bad then
+		return bad
+	end
+	_, bad = try('ZSCORE', index, '')
+	if bad then
+		return bad
+	end
+	if field ~= '' then
+		local members, to, more
+		members, to, more, bad = agedOut(index, byTime, trimmed, field, cut, batch)
+		if bad then
+			return bad
+		end
+		trim(index, trimmed, field, members, to)
+		if more then
+			return 'more'
+		end
+	end
+	if redis.call('ZINTERSTORE', cache, 2, group, index, 'WEIGHTS', 0, 1) == 0 then
+		redis.call('DEL', cache)
+		return {}
+	end
+	if ttl > 0 then
+		redis.call('PEXPIRE', cache, ttlMillis)
+	end
+end
+local page, bad = try('ZREVRANGE', cache, start, stop)
+if bad then
+	return bad
+end
+if ttl == 0 then
+	redis.call('DEL', cache)
+end
+return page

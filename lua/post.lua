@@ -1,0 +1,172 @@
+-- post.lua: posts an article: a new id, the hash, the poster's up-vote, an
+-- entry in each kept index, the group memberships and, with live groups,
+-- an entry in each group's live index of each kept order.
+--
+-- KEYS: counter, trimmed, registry, orders[].index, history (with a history)
+-- ARGV: articlePrefix, votedPrefix, downvotedPrefix, recordPrefix,
+--       groupPrefix, livePrefix ('' without live groups), title, link,
+--       poster, posted, score, cutoffMillis, historyMillis ('0' for none),
+--       orders[]: key, kind, window ('' for none), cut ('' for none),
+--       groups[]: name
+--
+-- orders are the kept orders, ByScore's first and ByTime's second, each
+-- with its index's key after the prefix, the kind of its index, and for a
+-- window order its name (the field of its mark in trimmed) and the posting
+-- time that leaves the window now. The groups are distinct names, at most
+-- MaxGroups of them.
+--
+-- The id is the counter plus one, worked out on the counter's digits so that
+-- it is exact to the last of its 19; INCR then stores it. The new article's
+-- own keys, and each group's keys, are made here from their prefixes: their
+-- names depend on the id or the group, and with the namespace's prefix they
+-- share its Redis Cluster slot (a group name holds no brace).
+--
+-- A window's index takes the article unless a listing has already trimmed
+-- it past the posting time (a listing by a Store whose clock is ahead); the
+-- first post into an index with no mark gives it one.
+
+local counter, trimmed, registry = KEYS[1], KEYS[2], KEYS[3]
+local articlePrefix, votedPrefix, downvotedPrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local groupPrefix, livePrefix = ARGV[5], ARGV[6]
+local title, link, poster, posted, score = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local cutoffMillis, historyMillis = ARGV[12], tonumber(ARGV[13])
+local orders, a = columns(14, 'key', 'kind', 'window', 'cut')
+local groups
+groups, a = columns(a, 'name')
+orders.index = {unpack(KEYS, 4, 3 + orders.n)}
+local k = 4 + orders.n
+local history
+if historyMillis > 0 then
+	history, k = KEYS[k], k + 1
+end
+sent(k - 1, a - 1)
+
+local last, bad = try('GET', counter)
+if bad then
+	return bad
+end
+last = last or '0'
+if not (last == '0' or string.match(last, '^[1-9]%d*$')) or #last > 19
+	or (#last == 19 and last > '9223372036854775807') then
+	return 'corrupt ' .. counter .. ' holds ' .. quote(last) .. ', not an article id'
+end
+-- Add one to the decimal digits: the trailing nines become zeros.
+local nines = #string.match(last, '9*$')
+local id
+if nines == #last then
+	id = '1' .. string.rep('0', nines)
+else
+	local at = #last - nines
+	id = string.sub(last, 1, at - 1) .. string.char(string.byte(last, at) + 1) .. string.rep('0', nines)
+end
+if #id == 19 and id > '9223372036854775807' then
+	return 'full'
+end
+
+local article, voted, downvoted = articlePrefix .. id, votedPrefix .. id, downvotedPrefix .. id
+local record = recordPrefix .. id
+if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
+	for _, key in ipairs({article, voted, downvoted, record}) do
+		if redis.call('EXISTS', key) == 1 then
+			return 'taken ' .. key
+		end
+	end
+end
+
+-- The entries to add: the site's index of each kept order and, with live
+-- groups, each group's live index of it; a window's only if the article is
+-- posted after its mark. A window with no mark whose index is empty gets
+-- its first mark, the window's cut now.
+local t, ups, downs = tonumber(posted), 1, 0
+local names = groups.name
+local liveNames = livePrefix ~= '' and names or {} -- the groups whose live indexes take it
+-- Each index to add to: the site's of each order, then each group's.
+local indexes, fields, cuts, values = {}, {}, {}, {}
+for i, kind in ipairs(orders.kind) do
+	local window, v = orders.window[i], number(value(kind, t, ups, downs, tonumber(score)))
+	indexes[#indexes + 1], fields[#indexes + 1], cuts[#indexes + 1], values[#indexes + 1] =
+		orders.index[i], window ~= '' and markField(window), orders.cut[i], v
+	for _, name in ipairs(liveNames) do
+		indexes[#indexes + 1], fields[#indexes + 1], cuts[#indexes + 1], values[#indexes + 1] =
+			livePrefix .. orders.key[i] .. name, window ~= '' and markField(window, name), orders.cut[i], v
+	end
+end
+local windowFields = {}
+for i = 1, #indexes do
+	if fields[i] then
+		windowFields[#windowFields + 1] = fields[i]
+	end
+end
+local marked
+marked, bad = marks(trimmed, windowFields)
+if bad then
+	return bad
+end
+local out, newMarks = {}, {} -- the windows' indexes the article stays out of; marks to write
+for i, index in ipairs(indexes) do
+	local field = fields[i]
+	local m = field and marked[field]
+	if m then
+		if t <= m then
+			out[index] = true
+		end
+	elseif field then
+		local size
+		size, bad = try('ZCARD', index)
+		if bad then
+			return bad
+		end
+		if size == 0 then
+			newMarks[#newMarks + 1] = field
+			newMarks[#newMarks + 1] = cuts[i]
+		end
+	end
+end
+names = groups.name
+
+-- Writes to keys no read has proven, undone if one is refused; the set of
+-- group names last, since nothing after it can be refused.
+for i, index in ipairs(indexes) do
+	if not out[index] then
+		bad = add(index, values[i], article)
+		if bad then
+			return bad
+		end
+	end
+end
+for _, name in ipairs(names) do
+	bad = join(groupPrefix .. name, article)
+	if bad then
+		return bad
+	end
+end
+if history then
+	-- The poster's own up-vote, as the vote script writes a vote.
+	bad = add(history, posted, 'up:' .. article)
+	if bad then
+		return bad
+	end
+end
+if #names > 0 then
+	local _
+	_, bad = unproven('SADD', registry, unpack(names))
+	if bad then
+		return bad
+	end
+end
+
+redis.call('INCR', counter)
+redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1')
+redis.call('SADD', voted, poster)
+redis.call('PEXPIRE', voted, cutoffMillis)
+if #names > 0 then
+	redis.call('SADD', record, unpack(names))
+end
+if #newMarks > 0 then
+	redis.call('HSET', trimmed, unpack(newMarks))
+end
+if history then
+	redis.call('ZREMRANGEBYSCORE', history, '-inf', '(' .. number(t - historyMillis / 1000))
+	redis.call('PEXPIRE', history, historyMillis)
+end
+return 'ok ' .. id

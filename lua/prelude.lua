@@ -1,0 +1,352 @@
+-- prelude.lua: the functions the scripts share. scripts.go puts before each
+-- script the ones it uses (and those they use), since a script defines its
+-- functions again on every call, and writes the numbers it shares with Go
+-- (MAX_SECONDS, MAX_COUNT_DIGITS, MAX_GROUP_BYTES) in place of their names,
+-- so that what Redis runs is one plain Lua chunk per script. Each function
+-- is one block of lines, its comment first, with no blank line in it.
+--
+-- The rules every script follows:
+--   * It reads its KEYS and ARGV once, at its top, into named locals, in the
+--     order its header gives; a list whose length varies comes as its length
+--     and then its entries, a field at a time (columns). sent checks that it
+--     read exactly what it was sent.
+--   * It reads and checks what it needs, then writes. A write to a key that
+--     no read has proven of the right type goes through the journal (unproven
+--     and the functions after it), which undoes the journal's earlier writes
+--     if Redis refuses one, so that a script still does all of its change or
+--     none of it: Redis does not roll a script back. Every other write is one
+--     that can no longer fail.
+--   * It answers with a status word ('ok', 'notfound', 'corrupt <detail>'...)
+--     rather than raising an error, since Redis and miniredis word script
+--     errors differently. Only a fault of the library itself (an unknown index
+--     kind, arguments that do not match the header) raises one, before any
+--     write.
+--   * Numbers travel as strings both ways: Lua would print a float with 14
+--     digits, and an id past 2^53 would lose its last digits as a number.
+-- columns reads a list from ARGV at index at, sent as its length n and
+-- then, for each of its fields (up to four, named a to d), n entries: a
+-- table with n and, for each name, the array of that field's entries; and
+-- the index after the list. A list of records goes field by field, so that
+-- each field is read in one step.
+local function columns(at, a, b, c, d)
+	local n = tonumber(ARGV[at])
+	local list = {n = n}
+	list[a] = {unpack(ARGV, at + 1, at + n)}
+	if b then
+		list[b] = {unpack(ARGV, at + n + 1, at + 2 * n)}
+	end
+	if c then
+		list[c] = {unpack(ARGV, at + 2 * n + 1, at + 3 * n)}
+	end
+	if d then
+		list[d] = {unpack(ARGV, at + 3 * n + 1, at + 4 * n)}
+	end
+	return list, at + 1 + n * (d and 4 or c and 3 or b and 2 or 1)
+end
+
+-- sent raises an error unless the script read exactly the KEYS and ARGV it
+-- was sent (keys and args are the last of each it read), so that a script
+-- and the Go code that calls it cannot drift apart.
+local function sent(keys, args)
+	if keys ~= #KEYS or args ~= #ARGV then
+		error('voting: the script read ' .. keys .. ' keys and ' .. args .. ' arguments; it was sent ' ..
+			#KEYS .. ' and ' .. #ARGV)
+	end
+end
+
+-- refused is the reply for a command Redis refused: a corrupt status for a
+-- key of the wrong type, naming the key, else Redis's own error (an ACL's
+-- NOPERM, say).
+local function refused(cmd, key, r)
+	if string.find(r.err, 'WRONGTYPE', 1, true) then
+		return 'corrupt ' .. key .. ' is of the wrong type for ' .. cmd
+	end
+	return r
+end
+
+-- try runs a read. If Redis refuses it, it gives nil and the reply the
+-- script must return before it writes anything.
+local function try(cmd, key, ...)
+	local r = redis.pcall(cmd, key, ...)
+	if type(r) == 'table' and r.err then
+		return nil, refused(cmd, key, r)
+	end
+	return r
+end
+
+-- The journal: for each write made through it so far, what undoes it, four
+-- entries a write (the command, the key, the member, and the old score of
+-- a moved entry or false), kept flat so that a write costs no table.
+local journal = {}
+
+-- undo runs the journal's inverses, newest first, and empties it.
+local function undo()
+	for i = #journal - 3, 1, -4 do
+		local cmd, key, member, old = journal[i], journal[i + 1], journal[i + 2], journal[i + 3]
+		if old then
+			redis.call(cmd, key, 'XX', string.format('%.17g', old), member)
+		else
+			redis.call(cmd, key, member)
+		end
+	end
+	journal = {}
+end
+
+-- unproven runs a write to key, which no read has proven of the right type.
+-- If Redis refuses it, it undoes the journal and gives nil and the reply to
+-- return; else it gives the write's reply. The caller journals the inverse.
+local function unproven(cmd, key, ...)
+	local r = redis.pcall(cmd, key, ...)
+	if type(r) == 'table' and r.err then
+		undo()
+		return nil, refused(cmd, key, r)
+	end
+	return r
+end
+
+-- journalled records what undoes a write: cmd on key and member, and with
+-- old the score to set back.
+local function journalled(cmd, key, member, old)
+	local n = #journal
+	journal[n + 1], journal[n + 2], journal[n + 3], journal[n + 4] = cmd, key, member, old or false
+end
+
+-- add puts a new entry, member with the score x, in the sorted set key;
+-- undone by removing it, if it was not there. It gives the reply to return
+-- if Redis refuses it.
+local function add(key, x, member)
+	local r, bad = unproven('ZADD', key, x, member)
+	if r == 1 then
+		journalled('ZREM', key, member)
+	end
+	return bad
+end
+
+-- move sets the score of member in the sorted set key from old (a number)
+-- to new (its text), if the set holds member at all (ZADD XX); undone by
+-- setting it back. It gives the reply to return if Redis refuses it.
+local function move(key, member, new, old)
+	local r = redis.pcall('ZADD', key, 'XX', new, member)
+	if type(r) == 'table' and r.err then
+		undo()
+		return refused('ZADD', key, r)
+	end
+	journalled('ZADD', key, member, old)
+end
+
+-- join adds member to the set key; undone by taking it out, if it was not
+-- there. It gives the reply to return if Redis refuses it.
+local function join(key, member)
+	local r, bad = unproven('SADD', key, member)
+	if r == 1 then
+		journalled('SREM', key, member)
+	end
+	return bad
+end
+
+-- seconds reads a posting time as parseUnixSeconds does; nil if unsound.
+local function seconds(s)
+	if not s or not string.match(s, '^%-?%d+%.?%d*$') then
+		return nil
+	end
+	local t = tonumber(s)
+	if t <= -MAX_SECONDS or t >= MAX_SECONDS then
+		return nil
+	end
+	return t
+end
+
+-- count reads a counter field as parseCount does; a missing field is 0,
+-- nil if unsound.
+local function count(s)
+	if not s then
+		return 0
+	end
+	if s == '0' or (#s <= MAX_COUNT_DIGITS and string.match(s, '^[1-9]%d*$')) then
+		return tonumber(s)
+	end
+	return nil
+end
+
+local function finite(x)
+	return x ~= nil and x == x and x > -math.huge and x < math.huge
+end
+
+-- number writes x so that Redis reads back the same double.
+local function number(x)
+	return string.format('%.17g', x)
+end
+
+-- quote writes s as a Lua string literal, for error details.
+local function quote(s)
+	return string.format('%q', s)
+end
+
+-- counts reads an article's time and counters from its hash's fields, as
+-- HMGET gives them: the posting time, the up-votes and the down-votes, or
+-- the reply to return if one is unsound.
+local function counts(hash, posted, ups, downs)
+	local t, u, d = seconds(posted), count(ups), count(downs)
+	if not t then
+		return nil, nil, nil, 'corrupt ' .. hash .. ' field time ' .. quote(tostring(posted)) .. ' is not Unix seconds'
+	end
+	if not u then
+		return nil, nil, nil, 'corrupt ' .. hash .. ' field votes ' .. quote(ups) .. ' is not a count'
+	end
+	if not d then
+		return nil, nil, nil, 'corrupt ' .. hash .. ' field downvotes ' .. quote(downs) .. ' is not a count'
+	end
+	return t, u, d
+end
+
+-- controversy is Reddit's, of u up-votes and d down-votes: (u + d) raised
+-- to min(u, d) / max(u, d), and 0 when either is 0.
+local function controversy(u, d)
+	if u <= 0 or d <= 0 then
+		return 0
+	end
+	return (u + d) ^ (math.min(u, d) / math.max(u, d))
+end
+
+-- value is an article's entry in an index of the given kind, from its
+-- posting time, up-votes, down-votes and score: the one place that says
+-- what each kind of index holds (orders.go names the kind of each order).
+-- A post, a vote and Reindex all ask it; a kind it does not know is an
+-- error, never a default.
+local function value(kind, posted, ups, downs, score)
+	if kind == 'score' then
+		return score
+	elseif kind == 'time' then
+		return posted
+	elseif kind == 'net' then
+		return ups - downs
+	elseif kind == 'controversy' then
+		return controversy(ups, downs)
+	end
+	error('voting: unknown index kind ' .. quote(tostring(kind)))
+end
+
+-- groupNames checks names read from key, which the script will make keys
+-- of: a brace would take such a key out of the namespace's Redis Cluster
+-- slot. It gives the reply to return if one is no group name.
+local function groupNames(key, names)
+	for _, name in ipairs(names) do
+		if name == '' or #name > MAX_GROUP_BYTES or string.find(name, '[{}:%c ]') then
+			return 'corrupt ' .. key .. ' holds ' .. quote(name) .. ', not a group name'
+		end
+	end
+end
+
+-- recorded reads the names in an article's record of its groups, checked
+-- as group names; it gives them, and a reply to return if the record or a
+-- name is unsound. An article with no record is in no group the library
+-- knows of (the book's code keeps no record; Reindex writes one).
+local function recorded(record)
+	local names, bad = try('SMEMBERS', record)
+	if bad then
+		return nil, bad
+	end
+	bad = groupNames(record, names)
+	if bad then
+		return nil, bad
+	end
+	return names
+end
+
+-- markField is the field of trimmed: that holds the mark of a window order's
+-- index: the site's (window) or a group's live one (window:group).
+local function markField(window, group)
+	if group then
+		return window .. ':' .. group
+	end
+	return window
+end
+
+-- marks reads the marks of fields (a list of markField names) from trimmed:
+-- where each window has been trimmed up to; every member of its index was
+-- posted after its mark. It gives a table from field to mark (a number) or
+-- false, and a reply to return if the hash or a mark is unsound.
+local function marks(trimmed, fields)
+	local out = {}
+	if #fields == 0 then
+		return out
+	end
+	local got, bad = try('HMGET', trimmed, unpack(fields))
+	if bad then
+		return nil, bad
+	end
+	for i, field in ipairs(fields) do
+		local m = got[i]
+		if m and not seconds(m) then
+			return nil, 'corrupt ' .. trimmed .. ' field ' .. field .. ' ' .. quote(m) .. ' is not Unix seconds'
+		end
+		out[field] = m and tonumber(m) or false
+	end
+	return out
+end
+
+-- agedOut reads which members of a window's index have aged out by cut, a
+-- posting time: those posted after its mark and at or before cut, found by
+-- walking the time index from the mark. It takes at most batch of them, and
+-- then all those posted at the same time as the last, so that the walk always
+-- moves on. It gives the members, the new mark (nil if the mark stays: a
+-- mark is written only when it saves a later walk, so that most reads write
+-- nothing), whether more remain to walk, and a reply to return if a key is
+-- unsound. With no mark and an empty index there is nothing to walk: the
+-- mark becomes cut.
+local function agedOut(window, byTime, trimmed, field, cut, batch)
+	local from, bad = try('HGET', trimmed, field)
+	if bad then
+		return nil, nil, false, bad
+	end
+	if from and not seconds(from) then
+		return nil, nil, false, 'corrupt ' .. trimmed .. ' field ' .. field .. ' ' .. quote(from) .. ' is not Unix seconds'
+	end
+	if from and tonumber(from) >= tonumber(cut) then
+		return {}, nil, false -- trimmed to cut or past it already
+	end
+	local size
+	size, bad = try('ZCARD', window)
+	if bad then
+		return nil, nil, false, bad
+	end
+	if size == 0 then
+		-- Nothing to take out; a first mark spares later walks the past.
+		if from then
+			return {}, nil, false
+		end
+		return {}, cut, false
+	end
+	local old
+	old, bad = try('ZRANGEBYSCORE', byTime, from and ('(' .. from) or '-inf', cut, 'WITHSCORES', 'LIMIT', 0, batch)
+	if bad then
+		return nil, nil, false, bad
+	end
+	local members = {}
+	for i = 1, #old, 2 do
+		members[#members + 1] = old[i]
+	end
+	if #members == 0 and from then
+		return members, nil, false -- the mark may lag: the walk past it finds only aged-out members
+	end
+	if #members < batch then
+		return members, cut, false
+	end
+	local last = old[#old]
+	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last)) do
+		members[#members + 1] = m
+	end
+	return members, last, true
+end
+
+-- trim takes aged-out members out of a window's index and moves its mark, as
+-- agedOut found them. ZREM takes them a thousand at a time, below Lua's
+-- unpack limit.
+local function trim(window, trimmed, field, members, to)
+	for i = 1, #members, 1000 do
+		redis.call('ZREM', window, unpack(members, i, math.min(i + 999, #members)))
+	end
+	if to then
+		redis.call('HSET', trimmed, field, to)
+	end
+end

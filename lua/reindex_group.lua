@@ -1,0 +1,149 @@
+-- reindex_group.lua: one step of Reindex's walk of a group's set: it scans a
+-- few of the set's members from a cursor and adds the group's name to the
+-- record of each that is an article of the namespace, for articles the
+-- book's code put in groups; with live groups it also sets each one's entry
+-- in the group's live index of each kept order to value() of its counters
+-- (a window's index takes only articles posted after both its mark and its
+-- cut). A member whose article is gone (no hash and no score: deleted
+-- before its record named this group) leaves the group; a group left empty
+-- leaves the set of group names. Members that are not articles of the
+-- namespace are skipped and counted.
+--
+-- KEYS: group, byScore, trimmed, registry, progress
+-- ARGV: run, name, cursor, count, articlePrefix, recordPrefix,
+--       livePrefix ('' without live groups), orders[]: key, kind,
+--       window ('' for none), cut ('' for none)
+--
+-- orders are, with live groups, the kept orders (none without them). The
+-- records' and the live indexes' keys are made here from their prefixes:
+-- with the namespace's prefix they share its Redis Cluster slot. The step
+-- records in progress (see reindex.go) the group and the cursor to go on
+-- from, and counts the step. It answers that cursor ('0' once the scan is
+-- done), the records written, and the run's counts of members skipped,
+-- groups done and steps.
+
+local group, byScore, trimmed, registry, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local run, name, cursor, scanCount = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local articlePrefix, recordPrefix, livePrefix = ARGV[5], ARGV[6], ARGV[7]
+local orders, a = columns(8, 'key', 'kind', 'window', 'cut')
+sent(5, a - 1)
+
+local scanned, bad = try('SSCAN', group, cursor, 'COUNT', scanCount)
+if bad then
+	return bad
+end
+local _
+_, bad = try('SISMEMBER', registry, name)
+if bad then
+	return bad
+end
+_, bad = try('HGET', progress, 'run')
+if bad then
+	return bad
+end
+local members, recordKeys, gone, skipped = {}, {}, {}, 0
+for _, member in ipairs(scanned[2]) do
+	local id = string.sub(member, #articlePrefix + 1)
+	if string.sub(member, 1, #articlePrefix) == articlePrefix and string.match(id, '^[1-9]%d*$') and #id <= 19 then
+		local fields
+		fields, bad = try('HMGET', member, 'time', 'votes', 'downvotes')
+		if bad then
+			return bad
+		end
+		local score
+		score, bad = try('ZSCORE', byScore, member)
+		if bad then
+			return bad
+		end
+		if fields[1] or score then
+			local record = recordPrefix .. id
+			_, bad = try('SISMEMBER', record, name)
+			if bad then
+				return bad
+			end
+			members[#members + 1] = {member = member, fields = fields, score = score}
+			recordKeys[#recordKeys + 1] = record
+		else
+			gone[#gone + 1] = member
+		end
+	else
+		skipped = skipped + 1
+	end
+end
+
+-- With live groups: each live index's entries, and first marks for empty
+-- windows, as a post gives.
+local entries, newMarks = {}, {}
+if orders.n > 0 and #members > 0 then
+	local live, empty, fields = {}, {}, {}
+	for i, key in ipairs(orders.key) do
+		live[i] = livePrefix .. key .. name
+		local size
+		size, bad = try('ZCARD', live[i])
+		if bad then
+			return bad
+		end
+		empty[i] = size == 0
+		if orders.window[i] ~= '' then
+			fields[#fields + 1] = markField(orders.window[i], name)
+		end
+	end
+	local marked
+	marked, bad = marks(trimmed, fields)
+	if bad then
+		return bad
+	end
+	for i, kind in ipairs(orders.kind) do
+		local after
+		if orders.window[i] ~= '' then
+			local field, cut = markField(orders.window[i], name), tonumber(orders.cut[i])
+			local m = marked[field]
+			after = math.max(m or cut, cut)
+			if not m and empty[i] then
+				newMarks[#newMarks + 1] = field
+				newMarks[#newMarks + 1] = orders.cut[i]
+			end
+		end
+		local args = {}
+		for _, m in ipairs(members) do
+			local f = m.fields
+			-- An article Article finds: a hash with sound fields, and a score.
+			local posted, ups, downs, unsound = counts(m.member, f[1], f[2], f[3])
+			if f[1] and m.score and not unsound and (not after or posted > after) then
+				args[#args + 1] = number(value(kind, posted, ups, downs, tonumber(m.score)))
+				args[#args + 1] = m.member
+			end
+		end
+		entries[#entries + 1] = {live[i], args}
+	end
+end
+
+for _, record in ipairs(recordKeys) do
+	redis.call('SADD', record, name)
+end
+for _, e in ipairs(entries) do
+	local live, args = e[1], e[2]
+	for j = 1, #args, 1000 do
+		redis.call('ZADD', live, unpack(args, j, math.min(j + 999, #args)))
+	end
+end
+if #newMarks > 0 then
+	redis.call('HSET', trimmed, unpack(newMarks))
+end
+if #gone > 0 then
+	redis.call('SREM', group, unpack(gone))
+end
+if redis.call('EXISTS', group) == 1 then
+	redis.call('SADD', registry, name)
+else
+	redis.call('SREM', registry, name)
+end
+local nextCursor = scanned[1]
+if nextCursor == '0' then
+	redis.call('HSET', progress, 'run', run, 'group', '', 'sscan', '0')
+else
+	redis.call('HSET', progress, 'run', run, 'group', name, 'sscan', nextCursor)
+end
+return {nextCursor, tostring(#recordKeys), tostring(redis.call('HINCRBY', progress, 'skipped', skipped + #gone)),
+	tostring(redis.call('HINCRBY', progress, 'groups', nextCursor == '0' and 1 or 0)),
+	tostring(redis.call('HINCRBY', progress, 'steps', 1))}

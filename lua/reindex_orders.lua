@@ -1,0 +1,114 @@
+-- reindex_orders.lua: one step of Reindex's walk of the time index: it walks
+-- at most batch articles from a posting time (and all posted at the same time
+-- as the last), and sets each one's entry in the site's index of each kept
+-- order beyond the book's two to value() of its counters. Setting, not
+-- adding, makes a step safe to run again and alongside votes: a vote moves
+-- an entry only once it is there. An article whose hash is gone or does not
+-- parse is skipped and counted. A window's index takes only articles posted
+-- after both its mark and its cut.
+--
+-- KEYS: byTime, byScore, trimmed, progress, orders[].index
+-- ARGV: run, from, batch ('0' to check the keys alone), orders[]: kind,
+--       window ('' for none), cut ('' for none)
+--
+-- The step records in progress, a hash of Reindex's run (see reindex.go),
+-- where the walk goes on from, or that it is done, and the counts so far. It
+-- answers the posting time to go on from ('' once the walk is done) and the
+-- run's counts of articles indexed, articles skipped and steps.
+
+local byTime, byScore, trimmed, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local run, from, batch = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local orders, a = columns(4, 'kind', 'window', 'cut')
+orders.index = {unpack(KEYS, 5, 4 + orders.n)}
+sent(4 + orders.n, a - 1)
+
+local _, bad = try('ZSCORE', byTime, '')
+if bad then
+	return bad
+end
+_, bad = try('ZSCORE', byScore, '')
+if bad then
+	return bad
+end
+_, bad = try('HGET', progress, 'run')
+if bad then
+	return bad
+end
+local fields = {}
+for i, index in ipairs(orders.index) do
+	_, bad = try('ZSCORE', index, '')
+	if bad then
+		return bad
+	end
+	if orders.window[i] ~= '' then
+		fields[#fields + 1] = markField(orders.window[i])
+	end
+end
+local marked
+marked, bad = marks(trimmed, fields)
+if bad then
+	return bad
+end
+if batch == 0 then
+	return 'ok' -- a check of the keys alone
+end
+-- A window takes an article posted after both its mark and its cut.
+local after = {}
+for i, window in ipairs(orders.window) do
+	if window ~= '' then
+		local cut = tonumber(orders.cut[i])
+		after[i] = math.max(marked[markField(window)] or cut, cut)
+	end
+end
+
+local walked = redis.call('ZRANGEBYSCORE', byTime, from, '+inf', 'WITHSCORES', 'LIMIT', 0, batch)
+local nextFrom = ''
+if #walked == 2 * batch then
+	local last = walked[#walked]
+	while #walked > 0 and walked[#walked] == last do
+		walked[#walked], walked[#walked - 1] = nil, nil
+	end
+	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last, 'WITHSCORES')) do
+		walked[#walked + 1] = m
+	end
+	nextFrom = '(' .. last
+end
+local members = {}
+for i = 1, #walked, 2 do
+	members[#members + 1] = walked[i]
+end
+local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) or {}
+local articles, skipped = {}, 0
+for i, member in ipairs(members) do
+	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes')
+	local posted, ups, downs
+	if type(f) == 'table' and not f.err and f[1] then
+		posted, ups, downs = counts(member, f[1], f[2], f[3])
+	end
+	if posted and scores[i] then
+		articles[#articles + 1] = {member, tonumber(walked[2 * i]), ups, downs, tonumber(scores[i])}
+	else
+		skipped = skipped + 1
+	end
+end
+
+for i, index in ipairs(orders.index) do
+	local args = {}
+	for _, art in ipairs(articles) do
+		local member, posted, ups, downs, score = art[1], art[2], art[3], art[4], art[5]
+		if not after[i] or posted > after[i] then
+			args[#args + 1] = number(value(orders.kind[i], posted, ups, downs, score))
+			args[#args + 1] = member
+		end
+	end
+	for j = 1, #args, 1000 do
+		redis.call('ZADD', index, unpack(args, j, math.min(j + 999, #args)))
+	end
+end
+if nextFrom == '' then
+	redis.call('HSET', progress, 'run', run, 'phase', 'groups', 'from', '', 'scan', '0')
+else
+	redis.call('HSET', progress, 'run', run, 'phase', 'orders', 'from', nextFrom)
+end
+return {nextFrom, tostring(redis.call('HINCRBY', progress, 'articles', #articles)),
+	tostring(redis.call('HINCRBY', progress, 'skipped', skipped)), tostring(redis.call('HINCRBY', progress, 'steps', 1))}

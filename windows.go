@@ -1,0 +1,102 @@
+package voting
+
+// This file holds the windows of the top-of-window orders (TopDay to
+// TopYear): an index that holds only the articles posted within its window,
+// trimmed lazily, in bounded steps, before anything reads it. A mark in
+// trimmed: says how far each window's index has been trimmed.
+
+import (
+	"context"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// defaultTrimBatch is how many aged-out articles one script takes out of a
+// window's index at most: about a millisecond of Redis's time.
+const defaultTrimBatch = 500
+
+// windowCut is the posting time that leaves spec's window now, by the
+// Store's clock: an article posted at or before it is out of the window.
+// It is "" for an order with no window.
+func (s *Store) windowCut(spec *orderSpec) (string, error) {
+	if spec.window == 0 {
+		return "", nil
+	}
+	now := s.now()
+	if err := checkClock(now); err != nil {
+		return "", err
+	}
+	return spec.cut(now), nil
+}
+
+// trimmed reads the status of a script that trims a window first: done is
+// true for ok; false for more, which asks the caller to run the script
+// again, unless ctx has ended; an error for anything else.
+func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
+	st, err := readStatus(reply, err)
+	switch {
+	case err != nil:
+		return false, err
+	case st.word == replyOK:
+		return true, nil
+	case st.word == replyMore:
+		return false, ctx.Err()
+	}
+	return false, st.err()
+}
+
+// trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
+func (s *Store) trimCall(l listing, cut string) call {
+	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash()}, args: []any{l.field, cut, s.trimBatch}}
+}
+
+// windowRead sends read, a read of a window listing's index, right after
+// the script that trims the index to the window, in one round trip: Redis
+// runs the one right after the other, so that read sees exactly the
+// articles within the window, and no reply passes through Lua. It returns
+// read's reply. If more is left to trim than one step takes, it runs the
+// pair again.
+func (s *Store) windowRead(ctx context.Context, c redis.Conn, l listing, read command) (any, error) {
+	for {
+		cut, err := s.windowCut(l.spec)
+		if err != nil {
+			return nil, err
+		}
+		replies, err := pipeline(ctx, c, []command{{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}, read})
+		if err != nil {
+			return nil, err
+		}
+		if noScript(replies[0]) {
+			// Redis does not have the script yet: run it once on its own,
+			// which sends its source, then read again.
+			if err := s.trimWindow(ctx, c, l); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		done, err := trimmed(ctx, replies[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			if rerr, ok := replies[1].(redis.Error); ok {
+				return nil, wrongType(rerr, l.index, read.name)
+			}
+			return replies[1], nil
+		}
+	}
+}
+
+// trimWindow trims a window listing to its window, in steps.
+func (s *Store) trimWindow(ctx context.Context, c redis.Conn, l listing) error {
+	for {
+		cut, err := s.windowCut(l.spec)
+		if err != nil {
+			return err
+		}
+		reply, err := run(ctx, c, trimWindowScript, s.trimCall(l, cut))
+		if done, err := trimmed(ctx, reply, err); done || err != nil {
+			return err
+		}
+	}
+}
