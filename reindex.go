@@ -135,8 +135,7 @@ func (s *Store) reindexRunName() string {
 }
 
 // A reindexRun is one call of Reindex and where its run stands: the fields
-// of the hash reindex: (phase, from, scan, group, sscan), read when the call
-// starts and written by each step.
+// of the hash reindex:, read when the call starts and written by each step.
 type reindexRun struct {
 	s        *Store
 	ctx      context.Context
@@ -145,10 +144,11 @@ type reindexRun struct {
 	counts   ReindexProgress
 
 	// phase is "orders" while the time index is walked, then "groups";
-	// from is where the walk of the time index goes on from; scan is the
-	// SCAN cursor of the batch of groups being walked; group and sscan are
-	// the group being walked and the SSCAN cursor it goes on from.
-	phase, from, scan, group, sscan string
+	// scan is the SCAN cursor of the batch of groups being walked; group is
+	// the group being walked, and last the one walked last. The steps'
+	// scripts keep where the walk of the time index and of each group goes
+	// on from themselves.
+	phase, scan, group, last string
 }
 
 // load reads where the run stands, or starts a new one if there is none, or
@@ -165,22 +165,20 @@ func (r *reindexRun) load() error {
 		return err
 	}
 	if fields["run"] != r.run || (fields["phase"] != "orders" && fields["phase"] != "groups") {
-		if len(fields) > 0 {
-			err = s.session(r.ctx, func(c redis.Conn) error {
-				_, err := do(r.ctx, c, "DEL", s.keys.reindexProgress())
-				return err
-			})
-		}
-		r.phase, r.from, r.scan = "groups", "-inf", "0"
+		// A new run, in place of any other.
+		r.phase, r.scan = "groups", "0"
 		if len(s.kept) > 2 {
 			r.phase = "orders"
 		}
-		return err
+		return s.session(r.ctx, func(c redis.Conn) error {
+			_, err := pipeline(r.ctx, c, []command{
+				{"DEL", []any{s.keys.reindexProgress()}},
+				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", r.phase, "scan", r.scan}},
+			})
+			return err
+		})
 	}
-	r.phase, r.from, r.scan, r.group, r.sscan = fields["phase"], fields["from"], fields["scan"], fields["group"], fields["sscan"]
-	if r.from == "" {
-		r.from = "-inf"
-	}
+	r.phase, r.scan, r.group, r.last = fields["phase"], fields["scan"], fields["group"], fields["last"]
 	if r.scan == "" {
 		r.scan = "0"
 	}
@@ -247,7 +245,7 @@ func (r *reindexRun) walk(batch int) error {
 	var c call
 	c.key(k.timeIndex(), k.scoreIndex(), k.trimmedHash(), k.reindexProgress())
 	c.key(s.indexes[2:]...)
-	c.arg(r.run, r.from, batch)
+	c.arg(r.run, batch)
 	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
 	reply, err := s.script(r.ctx, reindexOrders, c)
 	if batch == 0 {
@@ -258,16 +256,14 @@ func (r *reindexRun) walk(batch int) error {
 		return err
 	}
 	values, err := readList(reply, err)
+	var next string
 	if err == nil {
-		_, err = redis.Scan(values, &r.from, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps)
+		_, err = redis.Scan(values, &next, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps)
 	}
-	if err != nil {
-		return err
+	if err == nil && next == "" {
+		r.phase = "groups"
 	}
-	if r.from == "" {
-		r.phase, r.from = "groups", "-inf"
-	}
-	return nil
+	return err
 }
 
 // scanCount is how many keys one SCAN of Reindex asks for.
@@ -327,11 +323,15 @@ func (r *reindexRun) groups() error {
 			return fmt.Errorf("scan for groups: %w", err)
 		}
 		r.step()
-		// Going on with a group the last call was walking: the groups
-		// before it in this batch are done.
+		// Going on with a group the last call was walking, or after the
+		// one it walked last: the groups before it in this batch are done.
 		for i, key := range found {
 			if r.group != "" && key == s.keys.groupSet(r.group) {
 				found = found[i:]
+				break
+			}
+			if r.group == "" && r.last != "" && key == s.keys.groupSet(r.last) {
+				found = found[i+1:]
 				break
 			}
 		}
@@ -340,16 +340,11 @@ func (r *reindexRun) groups() error {
 			if checkGroup(name) != nil {
 				continue // not a group this package names
 			}
-			cursor := "0"
-			if name == r.group && r.sscan != "" {
-				cursor = r.sscan
-			}
-			r.group, r.sscan = "", ""
-			if err := r.walkGroup(name, cursor); err != nil {
+			if err := r.walkGroup(name); err != nil {
 				return err
 			}
 		}
-		r.group, r.sscan = "", ""
+		r.group, r.last = "", ""
 		if next == "0" {
 			return nil
 		}
@@ -357,18 +352,19 @@ func (r *reindexRun) groups() error {
 	}
 }
 
-// walkGroup walks the set of the group name, in steps from cursor: it
-// adds name to the record of each of its articles and, with live groups,
-// sets the article's entries in the group's live indexes. The group counts
-// as done with its last step.
-func (r *reindexRun) walkGroup(name, cursor string) error {
+// walkGroup walks the set of the group name, in steps from where the run
+// stands: it adds name to the record of each of its articles and, with
+// live groups, sets the article's entries in the group's live indexes. The
+// group counts as done with its last step.
+func (r *reindexRun) walkGroup(name string) error {
 	s := r.s
 	for {
-		c, err := s.reindexGroupCall(r.run, name, cursor)
+		c, err := s.reindexGroupCall(r.run, name)
 		if err != nil {
 			return err
 		}
 		values, err := readList(s.script(r.ctx, reindexGroup, c))
+		var cursor string
 		var records int
 		if err == nil {
 			_, err = redis.Scan(values, &cursor, &records, &r.counts.Skipped, &r.counts.Groups, &r.counts.Steps)
@@ -384,7 +380,7 @@ func (r *reindexRun) walkGroup(name, cursor string) error {
 }
 
 // reindexGroupCall builds reindex_group.lua's KEYS and ARGV.
-func (s *Store) reindexGroupCall(run, name, cursor string) (call, error) {
+func (s *Store) reindexGroupCall(run, name string) (call, error) {
 	k := s.keys
 	var live []Order
 	livePrefix := ""
@@ -397,7 +393,7 @@ func (s *Store) reindexGroupCall(run, name, cursor string) (call, error) {
 	}
 	var c call
 	c.key(k.groupSet(name), k.scoreIndex(), k.trimmedHash(), k.groupNames(), k.reindexProgress())
-	c.arg(run, name, cursor, s.groupBatch(), k.articlePrefix(), k.recordPrefix(), livePrefix)
+	c.arg(run, name, s.groupBatch(), k.articlePrefix(), k.recordPrefix(), livePrefix)
 	orderList(&c, live, now, orderKey, orderKind, orderWindow, orderCut)
 	return c, nil
 }

@@ -166,7 +166,6 @@ if #newMarks > 0 then
 	redis.call('HSET', trimmed, unpack(newMarks))
 end
 if history then
-	redis.call('ZREMRANGEBYSCORE', history, '-inf', '(' .. number(t - historyMillis / 1000))
-	redis.call('PEXPIRE', history, historyMillis)
+	forget(history, number(t - historyMillis / 1000), historyMillis)
 end
 return 'ok ' .. id

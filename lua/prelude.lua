@@ -23,6 +23,7 @@
 --     write.
 --   * Numbers travel as strings both ways: Lua would print a float with 14
 --     digits, and an id past 2^53 would lose its last digits as a number.
+
 -- columns reads a list from ARGV at index at, sent as its length n and
 -- then, for each of its fields (up to four, named a to d), n entries: a
 -- table with n and, for each name, the array of that field's entries; and
@@ -337,6 +338,20 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 		members[#members + 1] = m
 	end
 	return members, last, true
+end
+
+-- forget takes out of a user's history up to 100 of its votes cast at or
+-- before the posting time cut, the oldest first, and gives it the history's
+-- time to live: every vote and post of the user forgets a few, so that the
+-- history stays about as long as its time keeps votes, and no call takes
+-- Redis time in proportion to how many votes a user once cast. Reads leave
+-- out votes older than that time until they are forgotten.
+local function forget(history, cut, millis)
+	local old = redis.call('ZRANGEBYSCORE', history, '-inf', '(' .. cut, 'LIMIT', 0, 100)
+	if #old > 0 then
+		redis.call('ZREM', history, unpack(old))
+	end
+	redis.call('PEXPIRE', history, millis)
 end
 
 -- trim takes aged-out members out of a window's index and moves its mark, as

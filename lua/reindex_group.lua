@@ -10,34 +10,48 @@
 -- namespace are skipped and counted.
 --
 -- KEYS: group, byScore, trimmed, registry, progress
--- ARGV: run, name, cursor, count, articlePrefix, recordPrefix,
+-- ARGV: run, name, count, articlePrefix, recordPrefix,
 --       livePrefix ('' without live groups), orders[]: key, kind,
 --       window ('' for none), cut ('' for none)
 --
 -- orders are, with live groups, the kept orders (none without them). The
 -- records' and the live indexes' keys are made here from their prefixes:
--- with the namespace's prefix they share its Redis Cluster slot. The step
--- records in progress (see reindex.go) the group and the cursor to go on
--- from, and counts the step. It answers that cursor ('0' once the scan is
--- done), the records written, and the run's counts of members skipped,
--- groups done and steps.
+-- with the namespace's prefix they share its Redis Cluster slot.
+--
+-- progress is the hash of Reindex's run (see reindex.go): the step goes on
+-- from the cursor it holds for the group, if it is the group being walked
+-- in the run named run, and does nothing for the group the run walked last;
+-- it records there the group and the cursor to go on from, or the group as
+-- walked, and counts the step. So steps chain whichever call sends them,
+-- even one cut short whose step runs late. It answers that cursor ('0' once
+-- the scan is done), the records written, and the run's counts of members
+-- skipped, groups done and steps.
 
 local group, byScore, trimmed, registry, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local run, name, cursor, scanCount = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local articlePrefix, recordPrefix, livePrefix = ARGV[5], ARGV[6], ARGV[7]
-local orders, a = columns(8, 'key', 'kind', 'window', 'cut')
+local run, name, scanCount = ARGV[1], ARGV[2], ARGV[3]
+local articlePrefix, recordPrefix, livePrefix = ARGV[4], ARGV[5], ARGV[6]
+local orders, a = columns(7, 'key', 'kind', 'window', 'cut')
 sent(5, a - 1)
 
-local scanned, bad = try('SSCAN', group, cursor, 'COUNT', scanCount)
+local state, bad = try('HMGET', progress, 'run', 'group', 'sscan', 'last')
+if bad then
+	return bad
+end
+local cursor = '0'
+if state[1] == run and state[2] == name then
+	cursor = state[3]
+elseif state[1] == run and state[4] == name then
+	-- The group is walked: a step of a call cut short ran after its last.
+	local totals = redis.call('HMGET', progress, 'skipped', 'groups', 'steps')
+	return {'0', '0', totals[1] or '0', totals[2] or '0', totals[3] or '0'}
+end
+local scanned
+scanned, bad = try('SSCAN', group, cursor, 'COUNT', scanCount)
 if bad then
 	return bad
 end
 local _
 _, bad = try('SISMEMBER', registry, name)
-if bad then
-	return bad
-end
-_, bad = try('HGET', progress, 'run')
 if bad then
 	return bad
 end
@@ -140,7 +154,7 @@ else
 end
 local nextCursor = scanned[1]
 if nextCursor == '0' then
-	redis.call('HSET', progress, 'run', run, 'group', '', 'sscan', '0')
+	redis.call('HSET', progress, 'run', run, 'group', '', 'sscan', '0', 'last', name)
 else
 	redis.call('HSET', progress, 'run', run, 'group', name, 'sscan', nextCursor)
 end

@@ -8,17 +8,20 @@
 -- after both its mark and its cut.
 --
 -- KEYS: byTime, byScore, trimmed, progress, orders[].index
--- ARGV: run, from, batch ('0' to check the keys alone), orders[]: kind,
+-- ARGV: run, batch ('0' to check the keys alone), orders[]: kind,
 --       window ('' for none), cut ('' for none)
 --
--- The step records in progress, a hash of Reindex's run (see reindex.go),
--- where the walk goes on from, or that it is done, and the counts so far. It
+-- progress is the hash of Reindex's run (see reindex.go): the step reads
+-- from it where the walk goes on from (the run's, if it is the run named
+-- run; else a new run starts), and records there where the next goes on
+-- from, or that the walk is done, and the run's counts. So steps chain
+-- whichever call sends them, even one cut short whose step runs late. It
 -- answers the posting time to go on from ('' once the walk is done) and the
 -- run's counts of articles indexed, articles skipped and steps.
 
 local byTime, byScore, trimmed, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local run, from, batch = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local orders, a = columns(4, 'kind', 'window', 'cut')
+local run, batch = ARGV[1], tonumber(ARGV[2])
+local orders, a = columns(3, 'kind', 'window', 'cut')
 orders.index = {unpack(KEYS, 5, 4 + orders.n)}
 sent(4 + orders.n, a - 1)
 
@@ -30,7 +33,8 @@ _, bad = try('ZSCORE', byScore, '')
 if bad then
 	return bad
 end
-_, bad = try('HGET', progress, 'run')
+local state
+state, bad = try('HMGET', progress, 'run', 'phase', 'from')
 if bad then
 	return bad
 end
@@ -51,6 +55,16 @@ if bad then
 end
 if batch == 0 then
 	return 'ok' -- a check of the keys alone
+end
+local fresh = state[1] ~= run
+if not fresh and state[2] == 'groups' then
+	-- The walk is done: a step of a call cut short ran after the last.
+	local totals = redis.call('HMGET', progress, 'articles', 'skipped', 'steps')
+	return {'', totals[1] or '0', totals[2] or '0', totals[3] or '0'}
+end
+local from = not fresh and state[3] or '-inf'
+if from == '' then
+	from = '-inf'
 end
 -- A window takes an article posted after both its mark and its cut.
 local after = {}
@@ -104,6 +118,9 @@ for i, index in ipairs(orders.index) do
 	for j = 1, #args, 1000 do
 		redis.call('ZADD', index, unpack(args, j, math.min(j + 999, #args)))
 	end
+end
+if fresh then
+	redis.call('DEL', progress)
 end
 if nextFrom == '' then
 	redis.call('HSET', progress, 'run', run, 'phase', 'groups', 'from', '', 'scan', '0')

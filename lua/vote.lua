@@ -179,8 +179,7 @@ if history then
 	if dir ~= 'none' and (isUp + isDown) > 0 then
 		redis.call('ZREM', history, (dir == 'up' and 'down:' or 'up:') .. member)
 	end
-	redis.call('ZREMRANGEBYSCORE', history, '-inf', '(' .. number(now - historyMillis / 1000))
-	redis.call('PEXPIRE', history, historyMillis)
+	forget(history, number(now - historyMillis / 1000), historyMillis)
 end
 
 redis.call('ZINCRBY', byScore, scoreChange, member)

@@ -1,21 +1,29 @@
-# Sourced by scripts/test and scripts/bench: install redis-server from
-# Debian's packages if it is missing (as root), and start a private one on a
-# free loopback port with no persistence, stopped when the script exits.
-# start_redis exports VOTING_REDIS_ADDR.
+# Sourced by scripts/test and scripts/bench: install redis-server (and other
+# tools) from Debian's packages if they are missing (as root), and start a
+# private server on a free loopback port with no persistence, stopped when
+# the script exits. start_redis exports VOTING_REDIS_ADDR.
 
 say() { printf '\n== %s\n' "$*"; }
 
-install_redis() {
-	command -v redis-server >/dev/null && return 0
+# install_package CMD PKG installs Debian's package PKG if the command CMD
+# is missing (as root, with apt-get); it fails if CMD cannot be had.
+APT_UPDATED=no
+install_package() {
+	command -v "$1" >/dev/null && return 0
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		say "installing redis-server from Debian's packages"
+		say "installing $2 from Debian's packages"
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+		if [ "$APT_UPDATED" = no ]; then
+			apt-get update -qq
+			APT_UPDATED=yes
+		fi
+		apt-get install -y -qq --no-install-recommends "$2" >/dev/null
 		return 0
 	fi
 	return 1
 }
+
+install_redis() { install_package redis-server redis-server; }
 
 # free_port sets FREE_PORT to a loopback port that nothing listens on and
 # that no earlier call gave. With "cluster", port + 10000, the node's

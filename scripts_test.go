@@ -1,0 +1,209 @@
+package voting
+
+// Tests of the scripts themselves (scripts.go, lua/): the value of each kind
+// of index against a computation in Go, the prelude's linking, the check
+// that a script read what it was sent, and luacheck. They run the Lua on
+// miniredis, and on a real server too when VOTING_REDIS_ADDR names one.
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/gomodule/redigo/redis"
+)
+
+// luaConns are connections to the servers the Lua is run on.
+func luaConns(t *testing.T) map[string]redis.Conn {
+	t.Helper()
+	conns := map[string]redis.Conn{}
+	mr := miniredis.RunT(t)
+	dial := func(name, addr string) {
+		c, err := redis.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns[name] = c
+	}
+	dial("miniredis", mr.Addr())
+	if addr := os.Getenv("VOTING_REDIS_ADDR"); addr != "" {
+		dial("redis", addr)
+	}
+	return conns
+}
+
+// valueScript evaluates the prelude's value for the kind and counts in ARGV.
+var valueScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "value number") +
+	"return number(value(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])))")
+
+// wantValue is what an index of each kind holds, computed in Go from the
+// article's posting time, up-votes, down-votes and score.
+func wantValue(kind indexKind, posted, ups, downs, score float64) float64 {
+	switch kind {
+	case kindScore:
+		return score
+	case kindTime:
+		return posted
+	case kindNet:
+		return ups - downs
+	case kindControversy:
+		if ups <= 0 || downs <= 0 {
+			return 0
+		}
+		return math.Pow(ups+downs, math.Min(ups, downs)/math.Max(ups, downs))
+	}
+	panic("no Go computation for the index kind " + string(kind))
+}
+
+// TestValueOfEachKind: for every kind of index the orders table names, the
+// one Lua function that says what an index holds agrees with the Go
+// computation, for random counts.
+func TestValueOfEachKind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, c := range luaConns(t) {
+		seen := map[indexKind]bool{}
+		for _, spec := range orders {
+			if seen[spec.kind] {
+				continue
+			}
+			seen[spec.kind] = true
+			for range 50 {
+				posted := 1.7e9 + float64(rng.IntN(1e8)) + float64(rng.IntN(1e6))/1e6
+				ups, downs := float64(rng.IntN(1000)), float64(rng.IntN(1000))
+				score := posted + 432*(ups-downs)
+				reply, err := redis.String(c.Do("EVAL", valueScript, 0, string(spec.kind),
+					formatFloat(posted), formatFloat(ups), formatFloat(downs), formatFloat(score)))
+				if err != nil {
+					t.Fatalf("%s: value(%s): %v", name, spec.kind, err)
+				}
+				got, _ := strconv.ParseFloat(reply, 64)
+				want := wantValue(spec.kind, posted, ups, downs, score)
+				if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+					t.Errorf("%s: value(%s, %v, %v up, %v down, %v) = %v, want %v", name, spec.kind, posted, ups, downs, score, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestValueRefusesAnUnknownKind: a kind the function does not know is an
+// error, never a default.
+func TestValueRefusesAnUnknownKind(t *testing.T) {
+	for name, c := range luaConns(t) {
+		_, err := c.Do("EVAL", valueScript, 0, "hotness", "1", "1", "0", "1")
+		if err == nil || !strings.Contains(err.Error(), `unknown index kind "hotness"`) {
+			t.Errorf("%s: value of an unknown kind: %v, want an error naming it", name, err)
+		}
+	}
+}
+
+// TestScriptsReadWhatTheyAreSent: a script sent one argument more or one key
+// fewer than its header names refuses to run, before it writes anything.
+func TestScriptsReadWhatTheyAreSent(t *testing.T) {
+	prefix := "votingtest:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+	s, err := New(&redis.Pool{}, WithPrefix(prefix), WithOrders(Orders()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := s.voteCall("bob", "1", Up, s.now())
+	for name, c := range luaConns(t) {
+		for what, bad := range map[string]call{
+			"an argument more": {keys: cl.keys, args: append(append([]any(nil), cl.args...), "x")},
+			"a key fewer":      {keys: cl.keys[:len(cl.keys)-1], args: cl.args},
+		} {
+			args := evalArgs(voteScript, bad)
+			args[0] = voteScript.src
+			_, err := c.Do("EVAL", args...)
+			if err == nil || !strings.Contains(err.Error(), "the script read") {
+				t.Errorf("%s: vote.lua sent %s: %v, want the script to refuse", name, what, err)
+			}
+			if keys, _ := redis.Strings(c.Do("KEYS", prefix+"*")); len(keys) != 0 {
+				t.Errorf("%s: vote.lua sent %s wrote %v", name, what, keys)
+			}
+		}
+	}
+}
+
+// TestPreludeLinksWhatAScriptUses: a script gets the prelude's functions it
+// names in its code (not in its comments or strings), the functions those
+// name, and no others; every block of the prelude defines one of them.
+func TestPreludeLinksWhatAScriptUses(t *testing.T) {
+	parts := preludeParts(luaSource("prelude.lua"))
+	names := map[string]bool{}
+	for _, p := range parts {
+		if names[p.name] {
+			t.Errorf("the prelude defines %s twice", p.name)
+		}
+		names[p.name] = true
+		if strings.Count("\n"+p.text, "\nlocal ") != 1 {
+			t.Errorf("the prelude's block of %s defines more than one name:\n%s", p.name, p.text)
+		}
+	}
+	for _, want := range []string{"try", "move", "value", "agedOut", "columns", "sent"} {
+		if !names[want] {
+			t.Errorf("the prelude has no %s", want)
+		}
+	}
+	linked := func(body string) string {
+		var got []string
+		for _, p := range parts {
+			if strings.Contains(link(parts, body), "local function "+p.name+"(") ||
+				strings.Contains(link(parts, body), "local "+p.name+" =") {
+				got = append(got, p.name)
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	for body, want := range map[string]string{
+		"return 1 -- value and move are named in this comment only": "",
+		"return 'move'":                "",
+		"local x = t.move":             "",
+		"return move(k, m, '1', 2)":    "refused journal undo journalled move",
+		"return value('net', 1, 2, 3)": "quote controversy value",
+	} {
+		if got := linked(body); got != want {
+			t.Errorf("a script of %q links %q, want %q", body, got, want)
+		}
+	}
+}
+
+// TestScriptsPassLuacheck runs luacheck on each script as Redis runs it,
+// the prelude's functions linked in, when luacheck is installed
+// (scripts/test installs it; with CI=true it is required).
+func TestScriptsPassLuacheck(t *testing.T) {
+	luacheck, err := exec.LookPath("luacheck")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("luacheck is required when CI=true: %v", err)
+		}
+		t.Skip("luacheck is not installed (Debian's lua-check; scripts/test installs it)")
+	}
+	dir := t.TempDir()
+	entries, err := luaFiles.ReadDir("lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, entry := range entries {
+		if entry.Name() == "prelude.lua" {
+			continue
+		}
+		file := filepath.Join(dir, entry.Name())
+		if err := os.WriteFile(file, []byte(loadScript(entry.Name()).src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
+	}
+	args := append([]string{"--no-color", "--std", "lua51", "--globals", "redis", "KEYS", "ARGV", "--no-max-line-length"}, files...)
+	if out, err := exec.Command(luacheck, args...).CombinedOutput(); err != nil {
+		t.Errorf("luacheck: %v\n%s", err, out)
+	}
+}
