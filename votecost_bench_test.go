@@ -22,11 +22,19 @@ package voting_test
 // more, a round's figures are those of its last run, b.N batches in all.
 // CONFIG RESETSTAT clears the whole server's statistics, so the server must
 // be a private one: another client's commands would count as the votes'.
+//
+// Time on a shared machine moves with its load; the commands per vote do
+// not, and neither do the instructions the server spends on a vote, which
+// the benchmark counts too when the server runs under valgrind's callgrind
+// (scripts/instructions starts one and runs the benchmark on it).
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -339,10 +347,79 @@ var notInScript = map[string]bool{"evalsha": true, "eval": true, "info": true, "
 
 // A voteCost is one configuration's figures in one round.
 type voteCost struct {
-	usecPerCall float64            // server time per EVALSHA, its commands included
-	cmdUsec     float64            // of which in its commands, per vote
-	cmdsPerVote float64            // commands the script ran, per vote
-	perCommand  map[string]float64 // each command's calls per vote
+	usecPerCall  float64            // server time per EVALSHA, its commands included
+	cmdUsec      float64            // of which in its commands, per vote
+	cmdsPerVote  float64            // commands the script ran, per vote
+	perCommand   map[string]float64 // each command's calls per vote
+	instrPerVote float64            // instructions in EVALSHA per vote, under callgrind; else 0
+}
+
+// callgrindEnv names the environment variable that tells BenchmarkVoteCost
+// the server runs under valgrind's callgrind, collecting in EVALSHA only
+// (--toggle-collect=evalShaCommand), and the folder its dumps go to (its
+// --callgrind-out-file): each batch is then counted from a zeroed counter
+// to a dump, with callgrind_control.
+const callgrindEnv = "VOTING_BENCH_CALLGRIND"
+
+// A callgrind is a redis-server under callgrind: its process and the folder
+// of its dumps.
+type callgrind struct {
+	pid, dir string
+}
+
+// newCallgrind is the server's callgrind, if callgrindEnv names its folder;
+// nil if not.
+func newCallgrind(b *testing.B, c redis.Conn) *callgrind {
+	b.Helper()
+	dir := os.Getenv(callgrindEnv)
+	if dir == "" {
+		return nil
+	}
+	info, err := redis.String(c.Do("INFO", "server"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if pid, ok := strings.CutPrefix(line, "process_id:"); ok {
+			return &callgrind{pid: pid, dir: dir}
+		}
+	}
+	b.Fatal("INFO server gives no process_id")
+	return nil
+}
+
+// zero sets the server's instruction count to zero.
+func (cg *callgrind) zero() error {
+	out, err := exec.Command("callgrind_control", "-z", cg.pid).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("callgrind_control -z %s: %v: %s", cg.pid, err, out)
+	}
+	return nil
+}
+
+// count dumps the server's count and reads it: the instructions since zero.
+func (cg *callgrind) count() (int64, error) {
+	before, _ := filepath.Glob(filepath.Join(cg.dir, "*."+cg.pid+".*"))
+	if out, err := exec.Command("callgrind_control", "-d", cg.pid).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("callgrind_control -d %s: %v: %s", cg.pid, err, out)
+	}
+	after, _ := filepath.Glob(filepath.Join(cg.dir, "*."+cg.pid+".*"))
+	for _, file := range after {
+		if slices.Contains(before, file) {
+			continue
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return 0, err
+		}
+		for _, line := range strings.Split(string(text), "\n") {
+			if v, ok := strings.CutPrefix(line, "summary: "); ok {
+				return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			}
+		}
+		return 0, fmt.Errorf("%s has no summary line", file)
+	}
+	return 0, fmt.Errorf("callgrind_control -d wrote no new dump in %s", cg.dir)
 }
 
 // readVoteCost works a configuration's figures out of the statistics of
@@ -391,6 +468,9 @@ func BenchmarkVoteCost(b *testing.B) {
 		}
 		rounds := benchRounds(b)
 		costs := make([]map[string]voteCost, rounds)
+		admin := e.conn()
+		cg := newCallgrind(b, admin)
+		admin.Close()
 		// Every batch has users of its own, so that each new vote is a new
 		// user's, across rounds and across the runs of a sub-benchmark.
 		var batches atomic.Int64
@@ -404,6 +484,11 @@ func BenchmarkVoteCost(b *testing.B) {
 					if _, err := c.Do("CONFIG", "RESETSTAT"); err != nil {
 						b.Fatal(err)
 					}
+					if cg != nil {
+						if err := cg.zero(); err != nil {
+							b.Fatal(err)
+						}
+					}
 					b.ResetTimer()
 					for range b.N {
 						if err := sp.run("v" + strconv.FormatInt(batches.Add(1), 10) + "-"); err != nil {
@@ -411,6 +496,13 @@ func BenchmarkVoteCost(b *testing.B) {
 						}
 					}
 					b.StopTimer()
+					var instructions int64
+					if cg != nil {
+						var err error
+						if instructions, err = cg.count(); err != nil {
+							b.Fatal(err)
+						}
+					}
 					stats, err := commandStats(c)
 					if err != nil {
 						b.Fatal(err)
@@ -418,6 +510,10 @@ func BenchmarkVoteCost(b *testing.B) {
 					cost, err := readVoteCost(stats, b.N*len(sp.plan))
 					if err != nil {
 						b.Fatal(err)
+					}
+					cost.instrPerVote = float64(instructions) / float64(b.N*len(sp.plan))
+					if cg != nil {
+						b.ReportMetric(cost.instrPerVote, "instr/vote")
 					}
 					costs[r][sp.cfg.name] = cost
 					b.ReportMetric(cost.usecPerCall, "usec/evalsha")
@@ -444,10 +540,10 @@ func BenchmarkVoteCost(b *testing.B) {
 func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost) string {
 	var out strings.Builder
 	w := tabwriter.NewWriter(&out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "config\tusec/evalsha\tx book (min-max)\tcmds/vote (min-max)\tusec in cmds\tcommands per vote, last round")
+	fmt.Fprintln(w, "config\tusec/evalsha\tx book (min-max)\tcmds/vote (min-max)\tusec in cmds\tinstr/vote\tcommands per vote, last round")
 	var varying []string
 	for _, cfg := range configs {
-		var usec, ratios, cmds, cmdUsec []float64
+		var usec, ratios, cmds, cmdUsec, instr []float64
 		perCommand := make(map[string][]float64)
 		for _, round := range costs {
 			cost, ok := round[cfg.name]
@@ -457,6 +553,7 @@ func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost) string
 			usec = append(usec, cost.usecPerCall)
 			cmds = append(cmds, cost.cmdsPerVote)
 			cmdUsec = append(cmdUsec, cost.cmdUsec)
+			instr = append(instr, cost.instrPerVote)
 			if floor, ok := round["book"]; ok {
 				ratios = append(ratios, cost.usecPerCall/floor.usecPerCall)
 			}
@@ -472,8 +569,12 @@ func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost) string
 		if cost, ok := costs[len(costs)-1][cfg.name]; ok {
 			last = breakdown(cost.perCommand)
 		}
-		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%.2f\t%s\n", cfg.name, median(usec), spread(ratios, "%.2f"), spread(cmds, "%.2f"),
-			median(cmdUsec), last)
+		instrText := "-"
+		if m := median(instr); m > 0 {
+			instrText = fmt.Sprintf("%.0f", m)
+		}
+		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%.2f\t%s\t%s\n", cfg.name, median(usec), spread(ratios, "%.2f"), spread(cmds, "%.2f"),
+			median(cmdUsec), instrText, last)
 		names := make([]string, 0, len(perCommand))
 		for name := range perCommand {
 			names = append(names, name)
