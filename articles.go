@@ -114,17 +114,16 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 		return Article{}, err
 	}
 	member := s.keys.articleHash(articleID)
-	replies, err := s.pipeline(ctx, []command{
+	cmds := []command{
 		{"HMGET", append([]any{member}, articleFields...)},
 		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
-	})
+	}
+	replies, err := s.pipeline(ctx, cmds)
+	if err == nil {
+		err = replyError(cmds, replies)
+	}
 	if err != nil {
 		return Article{}, err
-	}
-	for i, cmd := range [...]string{"HMGET", "ZSCORE"} {
-		if isWrongType(asError(replies[i])) {
-			return Article{}, wrongType(asError(replies[i]), [...]string{member, s.keys.scoreIndex()}[i], cmd)
-		}
 	}
 	a, ok, err := parseArticle([]byte(articleID), replies[0], replies[1])
 	if err != nil {

@@ -1,16 +1,23 @@
 package voting_test
 
-// Tests of the round trips: how many each operation takes, and how a
-// context bounds them over each kind of connection.
+// Tests of the round trips (conn.go): how many each operation takes, and
+// how a context or deadline bounds them over each kind of connection, in
+// pipelines, while dialing, and against a server that never answers or is
+// frozen.
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -318,6 +325,287 @@ func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeadlineDuringTheDialWrapsDeadlineExceeded: a deadline that ends while
+// the pool dials gave the dialer's "i/o timeout", which errors.Is could not
+// tell from any other network failure.
+func TestDeadlineDuringTheDialWrapsDeadlineExceeded(t *testing.T) {
+	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+		<-ctx.Done() // a dial that does not connect before the deadline
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	}}
+	defer pool.Close()
+	s, err := voting.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range calls(s, "1") {
+		dctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		err := call(dctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s with a dial cut short by the deadline = %v, want context.DeadlineExceeded", name, err)
+		}
+	}
+}
+
+// A timedCall is one call with a deadline of its own.
+type timedCall struct {
+	name     string
+	deadline time.Duration
+	call     func(context.Context) error
+}
+
+// runBounded runs calls, parallel at a time, and fails the test for each
+// call that does not return within its deadline + 250ms with an error
+// wrapping context.DeadlineExceeded. A call not back within 2s is reported
+// as hung and left behind (it ends when its server answers or goes away);
+// after 4 of those, the rest are not started.
+func runBounded(t *testing.T, calls []timedCall, parallel int) {
+	t.Helper()
+	const slack, hang = 250 * time.Millisecond, 2 * time.Second
+	var mu sync.Mutex
+	failures := map[string][]string{}
+	hung := 0
+	fail := func(kind, msg string) {
+		mu.Lock()
+		failures[kind] = append(failures[kind], msg)
+		if kind == "hung" {
+			hung++
+		}
+		mu.Unlock()
+	}
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	started := 0
+	for _, c := range calls {
+		mu.Lock()
+		stop := hung >= 4
+		mu.Unlock()
+		if stop {
+			break
+		}
+		started++
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			dctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+			defer cancel()
+			begun := time.Now()
+			done := make(chan error, 1)
+			go func() { done <- c.call(dctx) }()
+			select {
+			case err := <-done:
+				if took := time.Since(begun); took > c.deadline+slack {
+					fail("late", fmt.Sprintf("%s returned %v after its %v deadline", c.name, took-c.deadline, c.deadline))
+				}
+				if !errors.Is(err, context.DeadlineExceeded) {
+					fail("error", fmt.Sprintf("%s with a %v deadline = %v, want context.DeadlineExceeded", c.name, c.deadline, err))
+				}
+			case <-time.After(hang):
+				fail("hung", fmt.Sprintf("%s with a %v deadline had not returned after %v", c.name, c.deadline, hang))
+			}
+		}()
+	}
+	wg.Wait()
+	for kind, msgs := range failures {
+		t.Errorf("%d of %d calls %s, for example:", len(msgs), started, map[string]string{
+			"late": "returned late", "error": "gave the wrong error", "hung": "hung",
+		}[kind])
+		for _, m := range msgs[:min(len(msgs), 5)] {
+			t.Error("  " + m)
+		}
+	}
+	if started < len(calls) {
+		t.Errorf("stopped after %d of %d calls: too many hung", started, len(calls))
+	}
+}
+
+// pipelineIDs are the ids UserVotes asks about in the deadline tests: 50,
+// so that its pipeline takes a while to send.
+var pipelineIDs = func() []string {
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	return ids
+}()
+
+// spreadCalls are n calls of Article(id) and UserVotes of pipelineIDs, in
+// turn, with deadlines spread over 0 to 100µs, in a random order.
+func spreadCalls(s *voting.Store, id string, n int) []timedCall {
+	article := func(ctx context.Context) error { _, err := s.Article(ctx, id); return err }
+	votes := func(ctx context.Context) error { _, err := s.UserVotes(ctx, "bob", pipelineIDs...); return err }
+	calls := make([]timedCall, n)
+	for i := range calls {
+		d := time.Duration(i/2%101) * time.Microsecond
+		if i%2 == 0 {
+			calls[i] = timedCall{"Article", d, article}
+		} else {
+			calls[i] = timedCall{"UserVotes", d, votes}
+		}
+	}
+	rand.Shuffle(len(calls), func(i, j int) { calls[i], calls[j] = calls[j], calls[i] })
+	return calls
+}
+
+// stockedPool is a pool on addr whose dials hand out connections made ahead
+// of time, so that a call's short deadline is spent on its round trip, where
+// the window of the hang lies, rather than on dialing. A dial waits for a
+// connection no longer than its context.
+func stockedPool(t *testing.T, addr string, opts ...redis.DialOption) *redis.Pool {
+	t.Helper()
+	stock := make(chan redis.Conn, 64)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := redis.Dial("tcp", addr, opts...)
+				if err != nil {
+					select {
+					case <-done:
+						return
+					case <-time.After(10 * time.Millisecond):
+						continue
+					}
+				}
+				select {
+				case stock <- c:
+				case <-done:
+					c.Close()
+					return
+				}
+			}
+		}()
+	}
+	t.Cleanup(func() {
+		close(done)
+		wg.Wait()
+		for len(stock) > 0 {
+			(<-stock).Close()
+		}
+	})
+	return &redis.Pool{
+		MaxIdle: 8,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			select {
+			case c := <-stock:
+				return c, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}
+}
+
+// TestDeadlineBoundsPipelinesToASilentServer: a context that ends after a
+// pipeline is flushed, before its replies are read, ends the call by its
+// deadline, and the connection does not go back to the pool with replies
+// unread (the pool's Close would wait for them with no timeout).
+func TestDeadlineBoundsPipelinesToASilentServer(t *testing.T) {
+	pool := stockedPool(t, silentServer(t)) // no read timeout
+	defer pool.Close()
+	s, err := voting.New(pool, voting.WithOrders(voting.Orders()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := spreadCalls(s, "1", 3000)
+	for name, call := range calls(s, "1") {
+		for _, d := range []time.Duration{0, 10 * time.Microsecond, 30 * time.Microsecond, 60 * time.Microsecond, 100 * time.Microsecond} {
+			jobs = append(jobs, timedCall{name, d, call})
+		}
+	}
+	runBounded(t, jobs, 4)
+
+	// Every connection is back in the pool or closed, and none that went
+	// back idle has replies still to read: reading them would wait forever.
+	for deadline := time.Now().Add(2 * time.Second); pool.ActiveCount() != pool.IdleCount() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if active, idle := pool.ActiveCount(), pool.IdleCount(); active != idle {
+		t.Errorf("%d connections open, %d of them idle: %d were never given back", active, idle, active-idle)
+	}
+	idle := pool.IdleCount()
+	conns := make([]redis.Conn, idle)
+	unread := 0
+	for i := range conns {
+		conns[i] = pool.Get()
+		if _, err := redis.DoWithTimeout(conns[i], 100*time.Millisecond, ""); err != nil {
+			unread++
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if unread > 0 {
+		t.Errorf("%d of %d idle connections went back to the pool with replies unread", unread, idle)
+	}
+}
+
+// TestDeadlineBoundsCallsToAFrozenServer: on a real server frozen with
+// SIGSTOP every call ends by its deadline, and once the server runs again
+// the same pool gives right answers, no stale replies.
+func TestDeadlineBoundsCallsToAFrozenServer(t *testing.T) {
+	srv := startServer(t)
+	e := newEnvPool(t, stockedPool(t, srv.addr, redis.DialReadTimeout(5*time.Second)), "")
+	id := e.post("alice", "frozen", "g")
+	if id != pipelineIDs[0] {
+		t.Fatalf("first id = %s, want %s", id, pipelineIDs[0])
+	}
+	e.vote("bob", id, voting.Down)
+	want := voting.Article{
+		ID: id, Title: "frozen", Link: "https://example.com/frozen", Poster: "alice",
+		Posted: start, Score: unix(start), Votes: 1, Downvotes: 1,
+	}
+	wantDirs := make([]voting.Direction, len(pipelineIDs))
+	wantDirs[0] = voting.Down
+	check := func(when string) {
+		t.Helper()
+		together(8, func(int) {
+			for i := 0; i < 5; i++ {
+				a, err := e.store.Article(ctx, id)
+				if err != nil || a != want {
+					t.Errorf("%s: Article = %+v, %v; want %+v", when, a, err, want)
+				}
+				dirs, err := e.store.UserVotes(ctx, "bob", pipelineIDs...)
+				if err != nil || !reflect.DeepEqual(dirs, wantDirs) {
+					t.Errorf("%s: UserVotes = %v, %v; want %v", when, dirs, err, wantDirs)
+				}
+			}
+		})
+	}
+	check("before the freeze") // and leaves idle connections in the pool
+
+	t.Cleanup(func() {
+		if srv.cmd != nil {
+			srv.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	})
+	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP: %v", err)
+	}
+	var jobs []timedCall
+	for i := 0; i < 4; i++ {
+		jobs = append(jobs,
+			timedCall{"Article", 50 * time.Millisecond, func(ctx context.Context) error { _, err := e.store.Article(ctx, id); return err }},
+			timedCall{"UserVotes", 50 * time.Millisecond, func(ctx context.Context) error {
+				_, err := e.store.UserVotes(ctx, "bob", pipelineIDs...)
+				return err
+			}})
+	}
+	runBounded(t, jobs, len(jobs))
+	runBounded(t, spreadCalls(e.store, id, 1000), 4)
+	if err := srv.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("SIGCONT: %v", err)
+	}
+	check("after the thaw")
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
 // cancelConn offers only redis.Conn, as plainConn does, records the

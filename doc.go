@@ -18,30 +18,42 @@
 // A Store reads and writes the book's own key layout (see the README), so it
 // can serve data written by the book's code and the other way round; WithPrefix
 // puts a namespace in front of every key. Each write (posting, a vote, a group
-// change, a deletion) is one Lua script: one atomic step and one round trip, so that a
-// score always equals time + W x (up-votes - down-votes), whatever runs
+// change, a deletion) is one Lua script: one atomic step and one round trip, so
+// that a score always equals time + W x (up-votes - down-votes), whatever runs
 // concurrently. A listing is two round trips whatever the page size: the page
 // of ids, then one pipelined batch of the articles. A group's listing is the
 // book's cached intersection of the group with an index, or, with
 // WithLiveGroups, an index of the group's own that every write keeps exact.
 //
+// No call holds Redis for more than a few milliseconds, whatever the size of
+// the data and whatever users send: an article is in at most MaxGroups
+// groups, and work that grows with the data (trimming a window, Reindex,
+// clearing a deleted article's voters' histories) is done in bounded steps,
+// each an atomic script. The exception is the book's own cached group
+// listing, which intersects a whole group in one step; live groups are the
+// bounded way to list a large group.
+//
 // # Around the votes
 //
-// DeleteArticle removes an article and every entry of it, in one script;
+// DeleteArticle removes an article and every entry of it, in one script (and,
+// for an article with many voters whose histories are kept, further steps
+// that clear their entries);
 // CountArticles and CountGroupArticles count a listing for a page count;
 // Cutoff tells when voting on an article closes; and WithUserHistory keeps
 // each user's votes for UserHistory, and for UserVotes once voting has
 // closed. Article, UserVote and Direction encode as JSON directly.
 //
-// Redis does not roll a script back, so each script reads and checks all it
-// needs first and writes last: an operation does all of its change or none
-// of it, and its error says which. Stored data that neither this package nor
+// Redis does not roll a script back, so each script reads and checks what it
+// needs first; makes first, each with its inverse, the writes that no read
+// has proven possible, undoing them if Redis refuses one; and then only
+// writes that cannot fail: an operation does all of its change or none of
+// it, and its error says which. Stored data that neither this package nor
 // the book's code would write (a time of "abc", a key of the wrong type) is
 // refused with ErrCorrupt, and listings skip such articles.
 //
 // Every method takes a context, honoured as far as the connection allows (see
 // Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed,
-// ErrInvalid or ErrCorrupt where those apply, for errors.Is. Bad input is
-// rejected before anything is sent to Redis. A Store is safe for concurrent
-// use.
+// ErrInvalid or ErrCorrupt where those apply, for errors.Is, worded
+// "voting: <operation>: <what went wrong>". Bad input is rejected before
+// anything is sent to Redis. A Store is safe for concurrent use.
 package voting

@@ -2,7 +2,7 @@ package voting
 
 // This file holds how an article's numbers are written to Redis and read
 // back: posting times as Unix seconds, counters as decimal integers. The
-// same rules are written again in Lua (lua.go), so that a listing, Article
+// same rules are written again in Lua (lua/prelude.lua), so that a listing, Article
 // and Vote agree on which stored values are sound; a value outside them is
 // reported with ErrCorrupt, not guessed at.
 
@@ -55,8 +55,8 @@ func checkClock(t time.Time) error {
 
 // parseUnixSeconds reads a posting time as the book and unixSeconds write
 // it: an optional '-', digits, and an optional '.' with more digits, of
-// magnitude below maxSeconds. The Lua function seconds in lua.go is the
-// same rule.
+// magnitude below maxSeconds. The Lua function seconds in lua/prelude.lua
+// is the same rule.
 func parseUnixSeconds(s string) (time.Time, error) {
 	digits := s
 	if len(digits) > 0 && digits[0] == '-' {
@@ -103,7 +103,7 @@ func secondsTime(s string, f float64) (time.Time, error) {
 
 // parseCount reads a counter field: "0" or a decimal integer of at most
 // maxCountDigits digits with no sign and no leading zero. A missing field
-// (the book writes no downvotes) is zero. The Lua function count in lua.go
+// (the book writes no downvotes) is zero. The Lua function count in lua/prelude.lua
 // is the same rule.
 func parseCount(v any) (int64, error) {
 	if v == nil {

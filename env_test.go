@@ -1,9 +1,10 @@
 package voting_test
 
 // This file holds the one helper every test opens its Store with, so that
-// the whole behavioural suite runs on miniredis by default and on a real
-// Redis when VOTING_REDIS_ADDR is set, and reads raw state the same way on
-// both.
+// the whole behavioural suite runs on miniredis by default, on a real Redis
+// when VOTING_REDIS_ADDR is set and on a Redis Cluster when
+// VOTING_REDIS_CLUSTER is, and reads raw state the same way on each; and
+// the small helpers that the tests of several files share.
 
 import (
 	"context"
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -404,3 +406,88 @@ func together(n int, f func(g int)) {
 
 // unix is t in the book's time format for whole seconds.
 func unix(t time.Time) float64 { return float64(t.Unix()) }
+
+// ctx is the context of the tests' calls that need no deadline of their own.
+var ctx = context.Background()
+
+// idsOf lists the ids of articles.
+func idsOf(articles []voting.Article) []string {
+	ids := make([]string, len(articles))
+	for i, a := range articles {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// sorted is a sorted copy of s.
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j-1] > out[j]; j-- {
+			out[j-1], out[j] = out[j], out[j-1]
+		}
+	}
+	return out
+}
+
+// postMany posts n articles a minute apart and gives article i (from 0)
+// i%7 up-votes, so score and time order differ.
+func postMany(e *env, n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		e.advance(time.Minute)
+		ids[i] = e.post("poster", fmt.Sprintf("article %d", i))
+		for v := 0; v < i%7; v++ {
+			e.vote(fmt.Sprintf("user%d", v), ids[i], voting.Up)
+		}
+	}
+	return ids
+}
+
+// expectedOrder sorts ids as the Store should list them: by the stored
+// score or time, highest first, ties broken by member name, highest first,
+// as ZREVRANGE does.
+func (e *env) expectedOrder(ids []string, order voting.Order) []string {
+	e.t.Helper()
+	index := e.key("score:")
+	if order == voting.ByTime {
+		index = e.key("time:")
+	}
+	type entry struct {
+		id     string
+		member string
+		score  float64
+	}
+	entries := make([]entry, len(ids))
+	for i, id := range ids {
+		entries[i] = entry{id, e.article(id), e.zscore(index, e.article(id))}
+	}
+	for i := 1; i < len(entries); i++ {
+		for j := i; j > 0; j-- {
+			a, b := entries[j-1], entries[j]
+			if a.score > b.score || (a.score == b.score && a.member > b.member) {
+				break
+			}
+			entries[j-1], entries[j] = b, a
+		}
+	}
+	out := make([]string, len(entries))
+	for i, en := range entries {
+		out[i] = en.id
+	}
+	return out
+}
+
+// bookPost writes an article the way the book's Python code does, with
+// time.time()'s fractional seconds.
+func (e *env) bookPost(id, user string, now float64) {
+	e.t.Helper()
+	member := e.article(id)
+	e.do("INCR", e.key("article:"))
+	e.do("SADD", e.key("voted:"+id), user)
+	e.do("EXPIRE", e.key("voted:"+id), 7*86400)
+	e.do("HSET", member, "title", "from the book", "link", "http://example.com/book", "poster", user,
+		"time", strconv.FormatFloat(now, 'f', -1, 64), "votes", 1)
+	e.do("ZADD", e.key("score:"), now+432, member)
+	e.do("ZADD", e.key("time:"), now, member)
+}

@@ -69,10 +69,15 @@ func isWrongType(err error) bool {
 	return errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "WRONGTYPE")
 }
 
-// asError is a pipeline's reply as an error, if Redis answered one.
-func asError(reply any) error {
-	if err, ok := reply.(redis.Error); ok {
-		return err
+// replyError is the first error Redis answered to one of a pipeline's
+// commands, with a WRONGTYPE worded as ErrCorrupt naming the command's key
+// (its first argument); nil if there is none.
+func replyError(cmds []command, replies []any) error {
+	for i, reply := range replies {
+		if err, ok := reply.(redis.Error); ok {
+			key, _ := cmds[i].args[0].(string)
+			return wrongType(err, key, cmds[i].name)
+		}
 	}
 	return nil
 }

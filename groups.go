@@ -132,20 +132,23 @@ func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []s
 		return nil, err
 	}
 	member := s.keys.articleHash(articleID)
-	replies, err := s.pipeline(ctx, []command{
+	cmds := []command{
 		{"HGET", []any{member, "time"}},
 		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
 		{"SMEMBERS", []any{s.keys.groupRecord(articleID)}},
-	})
+	}
+	replies, err := s.pipeline(ctx, cmds)
+	if err == nil {
+		err = replyError(cmds, replies)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if replies[0] == nil || replies[1] == nil {
 		return nil, ErrNotFound
 	}
-	groups, err = redis.Strings(replies[2], nil)
-	if err != nil {
-		return nil, wrongType(err, s.keys.groupRecord(articleID), "SMEMBERS")
+	if groups, err = redis.Strings(replies[2], nil); err != nil {
+		return nil, err
 	}
 	sort.Strings(groups)
 	return groups, nil

@@ -1,13 +1,18 @@
 package voting_test
 
-// Tests of group listings past their first page, and of the group cache's
-// time to live.
+// Tests of groups (groups.go): group changes and ArticleGroups, group
+// listings past their first page, the book's group cache and its time to
+// live, and live group indexes (WithLiveGroups) against the site's
+// listings, after every kind of write and under concurrent writes.
 
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -16,6 +21,180 @@ import (
 	"github.com/articlevote/voting"
 	"github.com/gomodule/redigo/redis"
 )
+
+// TestGroupChangesAndCachedListings: AddToGroups and RemoveFromGroups change
+// the book's group sets; a group's listings are in the order of the site's
+// indexes, and cached, for the cache's time to live, under the book's keys
+// with the indexes' scores.
+func TestGroupChangesAndCachedListings(t *testing.T) {
+	e := newEnv(t)
+	ids := postMany(e, 12)
+	inGroup := []string{}
+	for i, id := range ids {
+		if i%3 == 0 {
+			if err := e.store.AddToGroups(ctx, id, "redis", "go"); err != nil {
+				t.Fatal(err)
+			}
+			inGroup = append(inGroup, id)
+		}
+	}
+	if err := e.store.RemoveFromGroups(ctx, ids[0], "go"); err != nil {
+		t.Fatal(err)
+	}
+	wantRedis := make([]string, len(inGroup))
+	for i, id := range inGroup {
+		wantRedis[i] = e.article(id)
+	}
+	if got, want := e.strs("SMEMBERS", e.key("group:redis")), sorted(wantRedis); !reflect.DeepEqual(got, want) {
+		t.Errorf("group:redis = %v, want %v", got, want)
+	}
+	if got, want := e.strs("SMEMBERS", e.key("group:go")), sorted(wantRedis[1:]); !reflect.DeepEqual(got, want) {
+		t.Errorf("group:go = %v, want %v", got, want)
+	}
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		articles, err := e.store.GetGroupArticles(ctx, "redis", 1, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := idsOf(articles), e.expectedOrder(inGroup, order); !reflect.DeepEqual(got, want) {
+			t.Errorf("group %v = %v, want %v", order, got, want)
+		}
+	}
+	// The cached intersections, with the index's scores, under the book's keys.
+	cache := e.key("score:redis")
+	if ttl := e.pttl(cache); ttl > voting.DefaultGroupCacheTTL || ttl < voting.DefaultGroupCacheTTL-5*time.Second {
+		t.Errorf("%s TTL = %v, want %v", cache, ttl, voting.DefaultGroupCacheTTL)
+	}
+	for _, id := range inGroup {
+		if got, want := e.zscore(cache, e.article(id)), e.zscore(e.key("score:"), e.article(id)); got != want {
+			t.Errorf("cached score of %s = %v, want %v", id, got, want)
+		}
+		if got, want := e.zscore(e.key("time:redis"), e.article(id)), e.zscore(e.key("time:"), e.article(id)); got != want {
+			t.Errorf("cached time of %s = %v, want %v", id, got, want)
+		}
+	}
+}
+
+func TestAddToGroupsOnUnknownArticleWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "known", "news")
+	before := e.dump()
+	if err := e.store.AddToGroups(ctx, "2", "news", "other"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("AddToGroups(unknown) = %v, want ErrNotFound", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("AddToGroups(unknown) wrote:\nbefore %s\nafter  %s", before, after)
+	}
+	// Removal needs no article, so stale members can be cleaned up.
+	e.do("SADD", e.key("group:news"), e.article("7"))
+	if err := e.store.RemoveFromGroups(ctx, "7", "news"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.strs("SMEMBERS", e.key("group:news")); !reflect.DeepEqual(got, []string{e.article("1")}) {
+		t.Errorf("group:news = %v, want [%s]", got, e.article("1"))
+	}
+}
+
+// TestArticleGroups: the record of an article's groups follows every post,
+// add and remove, and reads back sorted; an unknown article is not found.
+func TestArticleGroups(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "grouped", "redis", "books")
+	lone := e.post("bob", "alone")
+	check := func(id string, want ...string) {
+		t.Helper()
+		got, err := e.store.ArticleGroups(ctx, id)
+		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") || got == nil {
+			t.Errorf("ArticleGroups(%s) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	check(id, "books", "redis")
+	check(lone)
+	if err := e.store.AddToGroups(ctx, id, "go", "books"); err != nil {
+		t.Fatal(err)
+	}
+	check(id, "books", "go", "redis")
+	if err := e.store.RemoveFromGroups(ctx, id, "redis", "none"); err != nil {
+		t.Fatal(err)
+	}
+	check(id, "books", "go")
+	if err := e.store.RemoveFromGroups(ctx, id, "books", "go"); err != nil {
+		t.Fatal(err)
+	}
+	check(id)
+	if e.exists(e.key("groups:" + id)) {
+		t.Errorf("an empty record is kept")
+	}
+	if _, err := e.store.ArticleGroups(ctx, "99"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("ArticleGroups(99) = %v, want ErrNotFound", err)
+	}
+	if _, err := e.store.ArticleGroups(ctx, "x"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("ArticleGroups(x) = %v, want ErrInvalid", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLongestGroupNameInBytes: a group name of MaxGroupLen letters of four
+// bytes each, the longest in bytes, goes through a post, a vote and a
+// deletion with live groups and every order kept, as any other name does:
+// the scripts check names read back from Redis by their length in bytes.
+func TestLongestGroupNameInBytes(t *testing.T) {
+	letter := "𝔸"
+	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) {
+		letter = "𠀀"
+	}
+	name := strings.Repeat(letter, voting.MaxGroupLen)
+	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) || len(name) != utf8.UTFMax*voting.MaxGroupLen {
+		t.Fatalf("%q is no name of %d four-byte letters", name, voting.MaxGroupLen)
+	}
+	e := newEnv(t, voting.WithLiveGroups(), voting.WithOrders(voting.Orders()...))
+	id, err := e.store.PostArticle(ctx, "alice", "long name", "https://example.com/long", name)
+	if err != nil {
+		t.Fatalf("PostArticle: %v", err)
+	}
+	if err := e.store.Vote(ctx, "bob", id, voting.Up); err != nil {
+		t.Fatalf("Vote: %v", err)
+	}
+	a, err := e.store.Article(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.do("ZSCORE", e.key("live:score:"+name), e.article(id)); got == nil {
+		t.Errorf("live:score:%s lacks the article", name)
+	} else if f, _ := redis.Float64(got, nil); f != a.Score || a.Votes != 2 {
+		t.Errorf("live:score:%s gives %v; the article has score %v and %d votes, want 2", name, f, a.Score, a.Votes)
+	}
+	if got, err := e.store.GetGroupArticles(ctx, name, 1, voting.ByScore); err != nil || len(got) != 1 || got[0].ID != id {
+		t.Errorf("GetGroupArticles = %v, %v; want [%s]", idsOf(got), err, id)
+	}
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatalf("DeleteArticle: %v", err)
+	}
+	member := e.article(id)
+	for _, line := range strings.Split(e.dump(), "\n") {
+		key, _, _ := strings.Cut(line, " ")
+		if strings.HasSuffix(key, ":"+id) || mentions(line, member) {
+			t.Errorf("after the deletion a key mentions the article: %s", line)
+		}
+	}
+}
+
+// mentions reports whether s holds member as a whole: not followed by
+// another digit, so that article:1 is not found in article:10.
+func mentions(s, member string) bool {
+	for i := strings.Index(s, member); i >= 0; {
+		end := i + len(member)
+		if end == len(s) || s[end] < '0' || s[end] > '9' {
+			return true
+		}
+		next := strings.Index(s[end:], member)
+		if next < 0 {
+			return false
+		}
+		i = end + next
+	}
+	return false
+}
 
 // postGroupPages posts nine articles a minute apart, seven of them (all but
 // 6 and 9) in the group "g", with these extra votes (net), so that the
@@ -89,6 +268,130 @@ func TestGroupPagesPastTheFirst(t *testing.T) {
 	}
 }
 
+// TestGroupListingOrdersScoresBelowOne: a group's listing orders scores and
+// times below 1 as the site's listing does. A group cache built with
+// ZINTERSTORE ... AGGREGATE MAX against the group set's score of 1 would
+// lift every score and time below 1 to 1, listing such articles in
+// member-name order.
+func TestGroupListingOrdersScoresBelowOne(t *testing.T) {
+	const weight = 1e9
+	e := newEnv(t, voting.WithVoteWeight(weight))
+	// Each article gets bob's down-vote, and the last two more, so that
+	// with W = 1e9 every score is its time (or less): before 1970, or
+	// within its first second, or 2 W below a time of 2026.
+	articles := []struct {
+		at     time.Time
+		groups []string
+		downs  int
+	}{
+		{time.Unix(-1000, 0), []string{"g"}, 1},       // 1: -1000
+		{time.Unix(-3000, 0), []string{"g"}, 1},       // 2: -3000
+		{time.Unix(-2000, 0), []string{"g"}, 1},       // 3: -2000
+		{time.Unix(-1500, 0), nil, 1},                 // 4: -1500, in no group
+		{time.Unix(0, 500_000_000), []string{"g"}, 1}, // 5: 0.5
+		{start, []string{"g"}, 3},                     // 6: 1795305600 - 2e9
+		{time.Unix(-999, 0), []string{"h"}, 1},        // 7: -999, another group
+	}
+	for i, a := range articles {
+		e.clock.set(a.at)
+		id := e.post("alice", fmt.Sprintf("article %d", i+1), a.groups...)
+		for d := 0; d < a.downs; d++ {
+			e.vote([]string{"bob", "carol", "dave"}[d], id, voting.Down)
+		}
+	}
+	wantIDs := map[voting.Order][]string{
+		voting.ByScore: {"5", "1", "3", "2", "6"},
+		voting.ByTime:  {"6", "5", "1", "3", "2"},
+	}
+	inGroup := map[string]bool{}
+	for _, m := range e.strs("SMEMBERS", e.key("group:g")) {
+		inGroup[strings.TrimPrefix(m, e.key("article:"))] = true
+	}
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		all, err := e.store.GetArticles(ctx, 1, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []voting.Article
+		for _, a := range all {
+			if inGroup[a.ID] {
+				want = append(want, a)
+			}
+		}
+		got, err := e.store.GetGroupArticles(ctx, "g", 1, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(idsOf(got), wantIDs[order]) {
+			t.Errorf("group g %v = %v, want %v", order, idsOf(got), wantIDs[order])
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("group g %v:\n got %+v\nwant %+v (the site's listing, filtered)", order, got, want)
+		}
+	}
+	e.checkInvariants(weight, voting.DefaultCutoff)
+}
+
+func TestEmptyGroupLeavesNoCache(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "ungrouped")
+	for _, group := range []string{"nothing", "none"} {
+		if group == "none" {
+			id := e.post("alice", "grouped", "none")
+			e.do("DEL", e.article(id), e.key("score:"), e.key("time:"))
+		}
+		before := e.dump()
+		for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+			articles, err := e.store.GetGroupArticles(ctx, group, 1, order)
+			if err != nil || len(articles) != 0 {
+				t.Errorf("empty group %s = %v, %v; want none", group, articles, err)
+			}
+		}
+		if after := e.dump(); after != before {
+			t.Errorf("listing an empty group wrote:\nbefore %s\nafter  %s", before, after)
+		}
+	}
+}
+
+func TestGroupCache(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "first", "news")
+	e.advance(time.Second)
+	b := e.post("alice", "second", "news")
+	list := func() []string {
+		t.Helper()
+		articles, err := e.store.GetGroupArticles(ctx, "news", 1, voting.ByScore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idsOf(articles)
+	}
+	if got := list(); !reflect.DeepEqual(got, []string{b, a}) {
+		t.Fatalf("group = %v, want [%s %s]", got, b, a)
+	}
+	// A vote lifts a above b, but the cached order stands until the TTL.
+	e.vote("bob", a, voting.Up)
+	articles, _ := e.store.GetGroupArticles(ctx, "news", 1, voting.ByScore)
+	if got := idsOf(articles); !reflect.DeepEqual(got, []string{b, a}) {
+		t.Errorf("cached group = %v, want the cached order [%s %s]", got, b, a)
+	}
+	if articles[1].Votes != 2 {
+		t.Errorf("a listed article is read fresh: votes = %d, want 2", articles[1].Votes)
+	}
+	if e.real() {
+		// A real server's TTL runs on real time: drop the cache by hand.
+		e.do("DEL", e.key("score:news"))
+	} else {
+		e.advance(voting.DefaultGroupCacheTTL)
+		if e.exists(e.key("score:news")) {
+			t.Fatal("group cache outlived its TTL")
+		}
+	}
+	if got := list(); !reflect.DeepEqual(got, []string{a, b}) {
+		t.Errorf("rebuilt group = %v, want [%s %s]", got, a, b)
+	}
+}
+
 func TestGroupCacheTTLOption(t *testing.T) {
 	const ttl = 45*time.Second + 250*time.Millisecond
 	e := newEnv(t, voting.WithGroupCacheTTL(ttl))
@@ -147,6 +450,26 @@ func TestGroupCacheTTLOption(t *testing.T) {
 	}
 }
 
+func TestGroupCacheTTLZeroIsAlwaysFresh(t *testing.T) {
+	e := newEnv(t, voting.WithGroupCacheTTL(0))
+	a := e.post("alice", "first", "news")
+	e.advance(time.Second)
+	b := e.post("alice", "second", "news")
+	for _, want := range [][]string{{b, a}, {a, b}} {
+		articles, err := e.store.GetGroupArticles(ctx, "news", 1, voting.ByScore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := idsOf(articles); !reflect.DeepEqual(got, want) {
+			t.Errorf("group = %v, want %v", got, want)
+		}
+		if e.exists(e.key("score:news")) {
+			t.Error("a group listing with no cache left its intersection behind")
+		}
+		e.vote("bob", a, voting.Up)
+	}
+}
+
 func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
 	e := newEnv(t, voting.WithGroupCacheTTL(0))
 	a := e.post("alice", "first", "news")
@@ -174,153 +497,223 @@ func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
 	}
 }
 
-// TestArticleGroups: the record of an article's groups follows every post,
-// add and remove, and reads back sorted; an unknown article is not found.
-func TestArticleGroups(t *testing.T) {
-	e := newEnv(t)
-	id := e.post("alice", "grouped", "redis", "books")
-	lone := e.post("bob", "alone")
-	check := func(id string, want ...string) {
-		t.Helper()
-		got, err := e.store.ArticleGroups(ctx, id)
-		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") || got == nil {
-			t.Errorf("ArticleGroups(%s) = %q, %v; want %q", id, got, err, want)
+// TestRemoveFromGroupsLeavesTheCache: with the book's cached group
+// listings, an article taken out of a group leaves its cached listings at
+// once, so that a deletion afterwards leaves nothing of it there.
+func TestRemoveFromGroupsLeavesTheCache(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	keep := e.post("alice", "kept", "go")
+	id := e.post("bob", "deleted", "go")
+	for _, o := range e.store.Orders() {
+		if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
+			t.Fatal(err)
 		}
 	}
-	check(id, "books", "redis")
-	check(lone)
-	if err := e.store.AddToGroups(ctx, id, "go", "books"); err != nil {
+	if err := e.store.RemoveFromGroups(ctx, id, "go"); err != nil {
 		t.Fatal(err)
 	}
-	check(id, "books", "go", "redis")
-	if err := e.store.RemoveFromGroups(ctx, id, "redis", "none"); err != nil {
+	for _, o := range e.store.Orders() {
+		if got := idsOf(listAll(t, e.store, "go", o)); fmt.Sprint(got) != "["+keep+"]" {
+			t.Errorf("group go by %v lists %v after the removal, want [%s]", o, got, keep)
+		}
+	}
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	check(id, "books", "go")
-	if err := e.store.RemoveFromGroups(ctx, id, "books", "go"); err != nil {
-		t.Fatal(err)
-	}
-	check(id)
-	if e.exists(e.key("groups:" + id)) {
-		t.Errorf("an empty record is kept")
-	}
-	if _, err := e.store.ArticleGroups(ctx, "99"); !errors.Is(err, voting.ErrNotFound) {
-		t.Errorf("ArticleGroups(99) = %v, want ErrNotFound", err)
-	}
-	if _, err := e.store.ArticleGroups(ctx, "x"); !errors.Is(err, voting.ErrInvalid) {
-		t.Errorf("ArticleGroups(x) = %v, want ErrInvalid", err)
+	for _, o := range e.store.Orders() {
+		for _, m := range e.zset(e.key(o.String() + ":go")) {
+			if strings.HasPrefix(m, e.article(id)+"=") {
+				t.Errorf("%s:go still holds the deleted %s", o, m)
+			}
+		}
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
-// TestReindexBuildsRecordsOfGroups: Reindex finds a namespace's groups
-// with SCAN, and only its own though another namespace's prefix matches its
-// own read as a glob, and records each article's groups from them; a
-// member that is no article is passed over.
-func TestReindexBuildsRecordsOfGroups(t *testing.T) {
+func TestConcurrentReadersBuildAColdGroupOnce(t *testing.T) {
 	e := newEnv(t)
-	open := func(prefix string) *voting.Store {
-		s, err := voting.New(e.pool, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	if !e.real() {
+		t.Skip("needs INFO commandstats, which miniredis does not keep")
 	}
-	star, other := open("n*:"), open("nb:")
-	for _, s := range []*voting.Store{star, other} {
-		for range 3 {
-			if _, err := s.PostArticle(ctx, "alice", "t", "https://example.com/"); err != nil {
-				t.Fatal(err)
+	for i := 0; i < 50; i++ {
+		e.post("alice", fmt.Sprintf("grouped %d", i), "busy")
+	}
+	intersections := func() int64 {
+		info := e.str("INFO", "commandstats")
+		for _, line := range strings.Split(info, "\r\n") {
+			if rest, ok := strings.CutPrefix(line, "cmdstat_zinterstore:calls="); ok {
+				n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+				if err != nil {
+					t.Fatalf("commandstats line %q: %v", line, err)
+				}
+				return n
+			}
+		}
+		return 0
+	}
+	before := intersections()
+	together(20, func(int) {
+		articles, err := e.store.GetGroupArticles(ctx, "busy", 1, voting.ByScore)
+		if err != nil || len(articles) != voting.DefaultPageSize {
+			t.Errorf("GetGroupArticles = %d articles, %v", len(articles), err)
+		}
+	})
+	if n := intersections() - before; n != 1 {
+		t.Errorf("20 concurrent readers built the group %d times, want once", n)
+	}
+}
+
+// TestLiveGroupsMatchTheSiteListings posts, votes, adds to groups and
+// takes out of them at random over a year and a half of simulated time,
+// with every order kept and live groups on; after every write, each group's
+// listing of each order is the site's listing filtered to the group, with
+// nothing stale, and agrees with the model.
+func TestLiveGroupsMatchTheSiteListings(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithLiveGroups(), voting.WithPageSize(5))
+	voting.SetBatches(e.store, 3, 5)
+	s := newSite(t, e)
+	rng := rand.New(rand.NewSource(12))
+	groups := []string{"go", "redis", "lua"}
+	var ids []string
+	n := 80
+	if testing.Short() {
+		n = 40
+	}
+	for i := range n {
+		if i%7 != 2 {
+			e.advance(randomDuration(rng, 7*24*time.Hour))
+		}
+		var what string
+		switch k := rng.Intn(5); {
+		case len(ids) == 0 || k <= 1:
+			ids = append(ids, s.post(fmt.Sprintf("poster%d", i%4), randomGroups(rng, groups)...))
+			what = "post " + ids[len(ids)-1]
+		case k == 2:
+			s.randomVotes(rng, e.store, ids, 1+rng.Intn(4))
+			what = "votes"
+		default:
+			id := ids[rng.Intn(len(ids))]
+			g := randomGroups(rng, groups)
+			if len(g) == 0 {
+				g = groups[:1]
+			}
+			s.regroup(e.store, id, k == 3, g...)
+			what = fmt.Sprintf("regroup %s (add %v) %v", id, k == 3, g)
+		}
+		s.checkLive(e.store, fmt.Sprintf("step %d, %s", i, what), groups...)
+	}
+	for _, d := range []time.Duration{20 * time.Hour, 6 * 24 * time.Hour, 25 * 24 * time.Hour, 300 * 24 * time.Hour} {
+		e.advance(d)
+		s.checkLive(e.store, fmt.Sprintf("%v later", d), groups...)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	for _, g := range groups {
+		for _, o := range e.store.Orders() {
+			if e.exists(e.key(o.String() + ":" + g)) {
+				t.Errorf("live groups built the book's cache %s", e.key(o.String()+":"+g))
 			}
 		}
 	}
-	// Groups as the book's code writes them: the sets alone.
-	for _, g := range []struct{ prefix, name, id string }{
-		{"n*:", "redis", "1"}, {"n*:", "redis", "2"}, {"n*:", "go", "2"}, {"nb:", "redis", "3"},
-	} {
-		e.do("SADD", e.key(g.prefix+"group:"+g.name), e.key(g.prefix+"article:"+g.id))
-	}
-	e.do("SADD", e.key("n*:group:redis"), "not-an-article", e.key("n*:article:99"))
-	done, err := star.ReindexWithProgress(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Groups != 2 {
-		t.Errorf("Reindex found %d groups, want 2: %+v", done.Groups, done)
-	}
-	for id, want := range map[string]string{"1": "redis", "2": "go redis", "3": ""} {
-		if got, err := star.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != want {
-			t.Errorf("ArticleGroups(%s) = %v, %v; want %q", id, got, err, want)
-		}
-	}
-	if e.exists(e.key("nb:groups:3")) || e.exists(e.key("n*:groups:99")) {
-		t.Errorf("Reindex wrote a record outside its namespace or for no article: %v", e.keys())
-	}
-	// A record of the wrong type stops it, naming the key.
-	e.do("SET", e.key("n*:groups:1"), "x")
-	if err := star.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("n*:groups:1")) {
-		t.Errorf("Reindex with a record of the wrong type = %v, want ErrCorrupt naming it", err)
-	}
 }
 
-// TestLongestGroupNameInBytes: a group name of MaxGroupLen letters of four
-// bytes each, the longest in bytes, goes through a post, a vote and a
-// deletion with live groups and every order kept, as any other name does:
-// the scripts check names read back from Redis by their length in bytes.
-func TestLongestGroupNameInBytes(t *testing.T) {
-	letter := "𝔸"
-	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) {
-		letter = "𠀀"
+// TestLiveGroupsUnderConcurrentWrites: posts, votes, group changes and a
+// Reindex, all at once from several goroutines, leave every live index
+// exactly the site's index filtered to its group (the invariant checker),
+// and no group listing stale.
+func TestLiveGroupsUnderConcurrentWrites(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopWeek), voting.WithLiveGroups())
+	voting.SetBatches(e.store, 2, 3)
+	groups := []string{"a", "b", "c"}
+	var ids []string
+	for i := range 8 {
+		ids = append(ids, e.post(fmt.Sprintf("poster%d", i), fmt.Sprint("article ", i), groups[:1+i%3]...))
 	}
-	name := strings.Repeat(letter, voting.MaxGroupLen)
-	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) || len(name) != utf8.UTFMax*voting.MaxGroupLen {
-		t.Fatalf("%q is no name of %d four-byte letters", name, voting.MaxGroupLen)
+	rounds := 60
+	if testing.Short() {
+		rounds = 25
 	}
-	e := newEnv(t, voting.WithLiveGroups(), voting.WithOrders(voting.Orders()...))
-	id, err := e.store.PostArticle(ctx, "alice", "long name", "https://example.com/long", name)
-	if err != nil {
-		t.Fatalf("PostArticle: %v", err)
+	var mu sync.Mutex // guards ids
+	errs := make(chan error, 8)
+	together(6, func(g int) {
+		rng := rand.New(rand.NewSource(int64(g)))
+		for r := range rounds {
+			mu.Lock()
+			id := ids[rng.Intn(len(ids))]
+			mu.Unlock()
+			var err error
+			switch g {
+			case 0:
+				var newID string
+				newID, err = e.store.PostArticle(ctx, "poster", fmt.Sprint("late ", r), "https://example.com/", randomGroups(rng, groups)...)
+				mu.Lock()
+				ids = append(ids, newID)
+				mu.Unlock()
+			case 1, 2:
+				err = e.store.Vote(ctx, fmt.Sprintf("user%d", rng.Intn(6)), id, voting.Direction(rng.Intn(3)))
+			case 3:
+				err = e.store.AddToGroups(ctx, id, groups[rng.Intn(3)])
+			case 4:
+				err = e.store.RemoveFromGroups(ctx, id, groups[rng.Intn(3)])
+			case 5:
+				if r%10 == 0 {
+					err = e.store.Reindex(ctx)
+				} else {
+					_, err = e.store.GetGroupArticles(ctx, groups[rng.Intn(3)], 1, voting.TopWeek)
+				}
+			}
+			if err != nil {
+				errs <- fmt.Errorf("goroutine %d, round %d: %w", g, r, err)
+				return
+			}
+		}
+	})
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
-	if err := e.store.Vote(ctx, "bob", id, voting.Up); err != nil {
-		t.Fatalf("Vote: %v", err)
-	}
-	a, err := e.store.Article(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.do("ZSCORE", e.key("live:score:"+name), e.article(id)); got == nil {
-		t.Errorf("live:score:%s lacks the article", name)
-	} else if f, _ := redis.Float64(got, nil); f != a.Score || a.Votes != 2 {
-		t.Errorf("live:score:%s gives %v; the article has score %v and %d votes, want 2", name, f, a.Score, a.Votes)
-	}
-	if got, err := e.store.GetGroupArticles(ctx, name, 1, voting.ByScore); err != nil || len(got) != 1 || got[0].ID != id {
-		t.Errorf("GetGroupArticles = %v, %v; want [%s]", idsOf(got), err, id)
-	}
-	if err := e.store.DeleteArticle(ctx, id); err != nil {
-		t.Fatalf("DeleteArticle: %v", err)
-	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLiveVoteMovesEveryKind: one down-vote on an article in a group moves
+// its entries in the group's live indexes of every kind of order: score,
+// net votes and controversy, to exactly the site's values.
+func TestLiveVoteMovesEveryKind(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopWeek), voting.WithLiveGroups())
+	id := e.post("alice", "first", "g")
+	e.vote("bob", id, voting.Down)
 	member := e.article(id)
-	for _, line := range strings.Split(e.dump(), "\n") {
-		key, _, _ := strings.Cut(line, " ")
-		if strings.HasSuffix(key, ":"+id) || mentions(line, member) {
-			t.Errorf("after the deletion a key mentions the article: %s", line)
+	for index, want := range map[string]float64{
+		"score:":       e.zscore(e.key("score:"), member),
+		"votes:":       0,
+		"controversy:": 2, // (1 + 1) ^ (1 / 1)
+		"top-week:":    0,
+		"time:":        unix(e.clock.Now()),
+	} {
+		if got := e.zscore(e.key("live:"+index+"g"), member); got != want {
+			t.Errorf("live:%sg gives %v, want %v", index, got, want)
 		}
 	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
-// mentions reports whether s holds member as a whole: not followed by
-// another digit, so that article:1 is not found in article:10.
-func mentions(s, member string) bool {
-	for i := strings.Index(s, member); i >= 0; {
-		end := i + len(member)
-		if end == len(s) || s[end] < '0' || s[end] > '9' {
-			return true
-		}
-		next := strings.Index(s[end:], member)
-		if next < 0 {
-			return false
-		}
-		i = end + next
+// TestLiveVoteRefusesARecordOfNoGroup: a record of an article's groups
+// holding what no group is named (a brace would take the vote script's
+// keys out of the namespace's Redis Cluster slot) is refused, naming the
+// record, and the vote writes nothing.
+func TestLiveVoteRefusesARecordOfNoGroup(t *testing.T) {
+	for _, bad := range []string{"", "{other}", "a:b", "a b", strings.Repeat("x", 4*voting.MaxGroupLen+1)} {
+		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
+			e := newEnv(t, voting.WithLiveGroups())
+			e.post("alice", "first", "g")
+			e.do("SADD", e.key("groups:1"), bad)
+			before := e.dump()
+			err := e.store.Vote(ctx, "bob", "1", voting.Up)
+			if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("groups:1")) {
+				t.Errorf("Vote = %v, want ErrCorrupt naming groups:1", err)
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("Vote wrote:\nbefore %s\nafter  %s", before, after)
+			}
+		})
 	}
-	return false
 }

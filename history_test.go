@@ -1,14 +1,155 @@
 package voting_test
 
-// Tests of a user's history (history.go).
+// Tests of a user's history (history.go): UserHistory page by page, the
+// votes it forgets, UserVotes read from it once voting has closed, and the
+// entries of deleted articles.
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
 )
+
+// TestUserHistoryPages checks a user's history page by page after up,
+// down, a switch and a take-back, the times of the votes, and its end d
+// after each vote.
+func TestUserHistoryPages(t *testing.T) {
+	const d = 10 * 24 * time.Hour
+	e := newEnv(t, voting.WithPageSize(2), voting.WithUserHistory(d))
+	a := e.post("alice", "a")
+	b := e.post("alice", "b")
+	c := e.post("alice", "c")
+	t0 := e.clock.Now()
+	type want struct {
+		id  string
+		dir voting.Direction
+		at  time.Duration // after t0
+	}
+	check := func(what, user string, wants ...want) {
+		t.Helper()
+		var got []voting.UserVote
+		for page := 1; ; page++ {
+			h, err := e.store.UserHistory(ctx, user, page)
+			if err != nil {
+				t.Fatalf("%s: UserHistory page %d: %v", what, page, err)
+			}
+			if len(h) > 2 {
+				t.Fatalf("%s: page %d holds %d votes in pages of 2", what, page, len(h))
+			}
+			got = append(got, h...)
+			if len(h) < 2 {
+				break
+			}
+		}
+		var gotS, wantS []string
+		for _, v := range got {
+			gotS = append(gotS, fmt.Sprintf("%s %v %v", v.Article.ID, v.Direction, v.At.Sub(t0)))
+		}
+		for _, w := range wants {
+			wantS = append(wantS, fmt.Sprintf("%s %v %v", w.id, w.dir, w.at))
+		}
+		if strings.Join(gotS, "; ") != strings.Join(wantS, "; ") {
+			t.Fatalf("%s: history of %s\ngot  %v\nwant %v", what, user, gotS, wantS)
+		}
+		for _, v := range got {
+			if v.Article.Title == "" || v.Article.Poster != "alice" || v.At.Location() != time.UTC {
+				t.Fatalf("%s: %+v is not the article as Article reads it", what, v)
+			}
+		}
+	}
+	check("no votes", "bob")
+	e.vote("bob", a, voting.Up)
+	e.advance(time.Minute)
+	e.vote("bob", b, voting.Down)
+	e.advance(time.Minute)
+	e.vote("bob", c, voting.Up)
+	check("up, down, up", "bob", want{c, voting.Up, 2 * time.Minute}, want{b, voting.Down, time.Minute}, want{a, voting.Up, 0})
+	e.advance(time.Minute)
+	e.vote("bob", a, voting.Down)
+	check("a switched", "bob", want{a, voting.Down, 3 * time.Minute}, want{c, voting.Up, 2 * time.Minute}, want{b, voting.Down, time.Minute})
+	e.vote("bob", c, voting.Down)
+	e.vote("bob", c, voting.Down) // no change
+	e.advance(time.Minute)
+	e.vote("bob", b, voting.None)
+	check("c switched, b taken back", "bob", want{c, voting.Down, 3 * time.Minute}, want{a, voting.Down, 3 * time.Minute})
+	check("the posters' own up-votes", "alice", want{c, voting.Up, 0}, want{b, voting.Up, 0}, want{a, voting.Up, 0})
+	if h, err := e.store.UserHistory(ctx, "bob", 1<<40); err != nil || len(h) != 0 {
+		t.Errorf("a page far past the end: %v, %v", h, err)
+	}
+	if got := e.zset(e.key("history:bob")); len(got) != 2 {
+		t.Errorf("history:bob = %v, want 2 entries", got)
+	}
+	if ttl := e.pttl(e.key("history:bob")); ttl <= d-time.Minute || ttl > d {
+		t.Errorf("history:bob lives %v, want about %v", ttl, d)
+	}
+
+	// Voting on a closes at the cutoff; from then on UserVotes reads the
+	// history. On a real server the voter sets expire by real time: they
+	// are deleted here as Redis would at the cutoff.
+	e.advance(voting.DefaultCutoff)
+	for _, id := range []string{a, b, c} {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	dirs, err := e.store.UserVotes(ctx, "bob", a, b, c, "999")
+	if err != nil || fmt.Sprint(dirs) != "[down none down none]" {
+		t.Errorf("UserVotes after the cutoff = %v, %v; want [down none down none] from the history", dirs, err)
+	}
+	// Past d after the last vote, the history holds nothing.
+	e.advance(d - voting.DefaultCutoff)
+	check("d after the votes", "bob")
+	if dirs, err := e.store.UserVotes(ctx, "bob", a, c); err != nil || fmt.Sprint(dirs) != "[none none]" {
+		t.Errorf("UserVotes past the history = %v, %v; want [none none]", dirs, err)
+	}
+}
+
+// TestUserVoteJSON: a history entry encodes with the documented names, the
+// direction by name and times in RFC 3339.
+func TestUserVoteJSON(t *testing.T) {
+	v := voting.UserVote{
+		Article:   voting.Article{ID: "7", Title: "t", Link: "https://x", Poster: "p", Posted: start, Score: 1, Votes: 2, Downvotes: 1},
+		Direction: voting.Down,
+		At:        start.Add(time.Second),
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"article":{"id":"7","title":"t","link":"https://x","poster":"p","posted":"2026-11-22T00:00:00Z","score":1,"votes":2,"downvotes":1},"direction":"down","at":"2026-11-22T00:00:01Z"}`
+	if string(b) != want {
+		t.Errorf("JSON:\ngot  %s\nwant %s", b, want)
+	}
+	var back voting.UserVote
+	if err := json.Unmarshal(b, &back); err != nil || back.Direction != voting.Down || !back.At.Equal(v.At) || back.Article != v.Article {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+}
+
+// TestHistoryDropsOldVotes: a vote older than d leaves the history when the
+// user votes again, and is never listed.
+func TestHistoryDropsOldVotes(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(2*time.Hour))
+	a := e.post("alice", "a")
+	e.vote("bob", a, voting.Up)
+	e.advance(90 * time.Minute)
+	b := e.post("alice", "b")
+	e.vote("bob", b, voting.Up)
+	e.advance(time.Hour)
+	h, err := e.store.UserHistory(ctx, "bob", 1)
+	if err != nil || len(h) != 1 || h[0].Article.ID != b {
+		t.Fatalf("UserHistory = %+v, %v; want only article %s", h, err, b)
+	}
+	c := e.post("alice", "c")
+	e.vote("bob", c, voting.Down)
+	if got := e.zset(e.key("history:bob")); len(got) != 2 || strings.Contains(strings.Join(got, " "), e.article(a)) {
+		t.Errorf("history:bob = %v, want b and c only", got)
+	}
+}
 
 // TestHistoryForgetsOldVotesAFewAtATime: the votes a history no longer
 // keeps leave it a hundred at a vote, the oldest first, so that no vote
@@ -46,5 +187,197 @@ func TestHistoryForgetsOldVotesAFewAtATime(t *testing.T) {
 	e.vote("bob", ids[1], voting.Down)
 	if n := e.int("ZCARD", key); n != 3 {
 		t.Errorf("bob's history holds %d votes after three more votes, want 3", n)
+	}
+}
+
+// Once voting has closed, UserVotes reads the history only for votes newer
+// than d: an old entry the history still holds (the user voted since, so
+// the key lives on, and no vote has pruned it) answers None, exactly at d
+// too, as UserHistory leaves it out.
+func TestUserVotesIgnoresEntriesOlderThanTheHistory(t *testing.T) {
+	const d = 3 * time.Hour
+	e := newEnv(t, voting.WithCutoff(time.Hour), voting.WithUserHistory(d))
+	t0 := e.clock.Now()
+	a := e.post("alice", "a")
+	e.vote("bob", a, voting.Up)
+	e.advance(2 * time.Hour)
+	e.do("DEL", e.key("voted:"+a), e.key("downvoted:"+a))
+	b := e.post("alice", "b")
+	e.vote("bob", b, voting.Up) // keeps the history alive, does not prune a
+	e.clock.set(t0.Add(d - 500*time.Millisecond))
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 2 {
+		t.Errorf("half a second before d: UserHistory = %+v, %v; want a and b", h, err)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
+		t.Errorf("half a second before d: UserVotes = %v, %v; want [up]", dirs, err)
+	}
+	e.clock.set(t0.Add(d))
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 1 || h[0].Article.ID != b {
+		t.Errorf("at d: UserHistory = %+v, %v; want only b", h, err)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.None {
+		t.Errorf("at d: UserVotes = %v, %v; want [none]", dirs, err)
+	}
+	e.clock.set(t0.Add(d + time.Minute))
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.None {
+		t.Errorf("past d: UserVotes = %v, %v; want [none]", dirs, err)
+	}
+}
+
+// TestHistoryOfADeletedClosedArticle: an article deleted after its voting
+// closed (its voter sets expired, so the deletion cannot name its voters)
+// is left out of the history and its entry dropped when the history is read.
+func TestHistoryOfADeletedClosedArticle(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
+	e.closedDeletes = true
+	a := e.post("alice", "a")
+	b := e.post("alice", "b")
+	e.vote("bob", a, voting.Up)
+	e.vote("bob", b, voting.Down)
+	e.advance(voting.DefaultCutoff + time.Second)
+	for _, id := range []string{a, b} {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	if err := e.store.DeleteArticle(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.zset(e.key("history:bob")); len(got) != 2 {
+		t.Fatalf("history:bob = %v: the deletion should not have found bob", got)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a, b); err != nil || fmt.Sprint(dirs) != "[none down]" {
+		t.Errorf("UserVotes = %v, %v; want [none down]", dirs, err)
+	}
+	h, err := e.store.UserHistory(ctx, "bob", 1)
+	if err != nil || len(h) != 1 || h[0].Article.ID != b || h[0].Direction != voting.Down {
+		t.Fatalf("UserHistory = %+v, %v; want only b, down", h, err)
+	}
+	if got := e.zset(e.key("history:bob")); len(got) != 1 || !strings.HasPrefix(got[0], "down:"+e.article(b)+"=") {
+		t.Errorf("history:bob = %v after reading it, want only b's entry", got)
+	}
+}
+
+// A down-vote on an article deleted after voting closed is dropped from
+// the history when UserHistory meets it.
+func TestHistoryDropsADeletedDownVote(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
+	e.closedDeletes = true
+	a := e.post("alice", "a")
+	e.vote("bob", a, voting.Down)
+	e.advance(voting.DefaultCutoff + time.Second)
+	e.do("DEL", e.key("voted:"+a), e.key("downvoted:"+a))
+	if err := e.store.DeleteArticle(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 0 {
+		t.Fatalf("UserHistory = %+v, %v; want none", h, err)
+	}
+	if e.exists(e.key("history:bob")) {
+		t.Errorf("history:bob = %v, want it gone", e.zset(e.key("history:bob")))
+	}
+}
+
+// TestHistoryPagesAfterPruning: when UserHistory drops the entry of an
+// article deleted after its voting closed, it reads the page again, so
+// that reading page after page still gives every other vote once.
+func TestHistoryPagesAfterPruning(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2), voting.WithUserHistory(30*24*time.Hour))
+	e.closedDeletes = true
+	var ids []string
+	for _, title := range []string{"a", "b", "c", "d", "f", "g"} {
+		ids = append(ids, e.post("alice", title))
+	}
+	for _, id := range ids { // newest vote last
+		e.vote("bob", id, voting.Up)
+		e.advance(time.Minute)
+	}
+	e.advance(voting.DefaultCutoff)
+	for _, id := range ids {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	for _, id := range []string{ids[5], ids[3]} {
+		if err := e.store.DeleteArticle(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for page := 1; page < 10; page++ {
+		h, err := e.store.UserHistory(ctx, "bob", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range h {
+			got = append(got, v.Article.ID)
+		}
+		if len(h) < 2 {
+			break
+		}
+	}
+	if want := []string{ids[4], ids[2], ids[1], ids[0]}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history read page by page: %v, want %v", got, want)
+	}
+	if n := e.int("ZCARD", e.key("history:bob")); n != 4 {
+		t.Errorf("history:bob holds %d entries after the reads, want 4", n)
+	}
+}
+
+// TestHistoryEntriesTheLibraryDoesNotWrite: a history entry that is no
+// vote ("none:", "sideways:" or no article) is skipped; one whose time is
+// outside the range of times is ErrCorrupt naming the history, from
+// UserHistory and, once voting has closed, from UserVotes; a voter set of
+// the wrong type is ErrCorrupt naming it.
+func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(365*24*time.Hour))
+	a := e.post("alice", "a")
+	b := e.post("alice", "b")
+	e.vote("bob", a, voting.Up)
+	key := e.key("history:bob")
+	at := e.clock.Now().Unix()
+	e.do("ZADD", key, at+1, "none:"+e.article(b), at+2, "sideways:"+e.article(b), at+3, "up:", at+4, "up:nothing")
+	h, err := e.store.UserHistory(ctx, "bob", 1)
+	if err != nil || len(h) != 1 || h[0].Article.ID != a || h[0].Direction != voting.Up {
+		t.Fatalf("UserHistory = %+v, %v; want only a, up", h, err)
+	}
+	e.do("ZADD", key, 2e11, "down:"+e.article(b))
+	if _, err := e.store.UserHistory(ctx, "bob", 1); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+		t.Errorf("UserHistory with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+	}
+	e.advance(voting.DefaultCutoff + time.Second)
+	for _, id := range []string{a, b} {
+		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
+	}
+	if _, err := e.store.UserVotes(ctx, "bob", a, b); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+		t.Errorf("UserVotes with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+	}
+	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
+		t.Errorf("UserVotes of a alone = %v, %v; want [up] from the history", dirs, err)
+	}
+	e.do("SET", e.key("voted:"+a), "x")
+	if _, err := e.store.UserVotes(ctx, "bob", a); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("voted:"+a)) {
+		t.Errorf("UserVotes with voted:%s a string: %v, want ErrCorrupt naming it", a, err)
+	}
+}
+
+// TestHistoryOfAUserWithBraces: a user's name may hold braces; the history
+// key still lies in the namespace's slot on Redis Cluster (the prefix's
+// hash tag comes first), so the vote, the post, the history and the
+// deletion all work for such a user.
+func TestHistoryOfAUserWithBraces(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithLiveGroups())
+	const user = "{other}x{y}"
+	id := e.post(user, "by braces", "go")
+	other := e.post("alice", "a", "go")
+	e.advance(time.Second)
+	e.vote(user, other, voting.Down)
+	h, err := e.store.UserHistory(ctx, user, 1)
+	if err != nil || len(h) != 2 || h[0].Article.ID != other || h[0].Direction != voting.Down || h[1].Article.ID != id {
+		t.Fatalf("UserHistory = %+v, %v", h, err)
+	}
+	for _, d := range []string{id, other} {
+		if err := e.store.DeleteArticle(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.exists(e.key("history:" + user)) {
+		t.Errorf("the history of %q is left after deleting both articles", user)
 	}
 }

@@ -1,7 +1,8 @@
 package voting_test
 
 // This file holds the invariant checker: what must hold of a namespace's
-// raw keys whatever ran against it, read straight from Redis.
+// raw keys whatever ran against it, read straight from Redis; and the test
+// that it finds each break.
 
 import (
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
@@ -380,5 +382,46 @@ func (e *env) checkInvariants(weight float64, cutoff time.Duration) {
 			break
 		}
 		e.t.Error(b)
+	}
+}
+
+func TestInvariantCheckerFindsEachBreak(t *testing.T) {
+	tests := []struct {
+		name    string
+		corrupt func(e *env, id string)
+	}{
+		{"votes without a voter", func(e *env, id string) { e.do("HINCRBY", e.article(id), "votes", 1) }},
+		{"score without a vote", func(e *env, id string) { e.do("ZINCRBY", e.key("score:"), 432, e.article(id)) }},
+		{"voter without a vote", func(e *env, id string) { e.do("SADD", e.key("voted:"+id), "ghost") }},
+		{"up and down at once", func(e *env, id string) {
+			e.do("SADD", e.key("downvoted:"+id), "alice")
+			e.do("HINCRBY", e.article(id), "downvotes", 1)
+			e.do("ZINCRBY", e.key("score:"), -432, e.article(id))
+		}},
+		{"group member without a hash", func(e *env, id string) { e.do("SADD", e.key("group:news"), e.article("99")) }},
+		{"index member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:"), 1, e.article("98")) }},
+		{"hash gone", func(e *env, id string) { e.do("DEL", e.article(id)) }},
+		{"time index disagrees", func(e *env, id string) { e.do("ZINCRBY", e.key("time:"), 1, e.article(id)) }},
+		{"cached group member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:news"), 1, e.article("97")) }},
+		{"voter set without a TTL", func(e *env, id string) { e.do("PERSIST", e.key("voted:"+id)) }},
+		{"voter set of no article", func(e *env, id string) {
+			e.do("SADD", e.key("voted:96"), "ghost")
+			e.do("PEXPIRE", e.key("voted:96"), 60000)
+		}},
+		{"counter behind an article", func(e *env, id string) { e.do("SET", e.key("article:"), 0) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			id := e.post("alice", "checked", "news")
+			e.vote("bob", id, voting.Down)
+			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) != 0 {
+				t.Fatalf("a sound namespace is reported broken: %v", broken)
+			}
+			tt.corrupt(e, id)
+			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) == 0 {
+				t.Error("the break went unnoticed")
+			}
+		})
 	}
 }

@@ -1,8 +1,9 @@
 package voting_test
 
-// Tests of the orders beyond the book's two: each listing against the same
-// order worked out here from a model of every post and vote, windows at
-// their edges, trimming in steps, Reindex, and the orders' names.
+// Tests of the orders (orders.go): every listing of every order against
+// the same order worked out here from a model of every post and vote, the
+// orders' and directions' names, and orders a Store does not keep. The
+// tests of listings, groups, windows and Reindex use the model too.
 
 import (
 	"context"
@@ -241,6 +242,65 @@ func (s *site) randomVotes(rng *rand.Rand, store *voting.Store, ids []string, n 
 	}
 }
 
+// checkLive compares each group's listing of each order the Store keeps,
+// every page of it, with the site's listing of that order filtered to the
+// group's members as the model has them: the same articles in the same
+// places (ties included: both indexes hold the same members with the same
+// scores), and with the model's order.
+func (s *site) checkLive(store *voting.Store, what string, groups ...string) {
+	s.t.Helper()
+	now := s.e.clock.Now()
+	for _, order := range store.Orders() {
+		all := listAll(s.t, store, "", order)
+		for _, g := range groups {
+			var want []string
+			for _, a := range all {
+				if s.articles[a.ID].groups[g] {
+					want = append(want, a.ID)
+				}
+			}
+			got := listAll(s.t, store, g, order)
+			if strings.Join(idsOf(got), " ") != strings.Join(want, " ") {
+				s.t.Fatalf("%s: group %s by %v:\ngot  %v\nwant %v (the site's listing filtered)", what, g, order, idsOf(got), want)
+			}
+			checkListing(s.t, what, got, s.articles, g, order, now, voting.DefaultVoteWeight)
+		}
+	}
+}
+
+// regroup adds an article to groups or takes it out of them, through store
+// and in the model.
+func (s *site) regroup(store *voting.Store, id string, add bool, groups ...string) {
+	s.t.Helper()
+	var err error
+	if add {
+		err = store.AddToGroups(ctx, id, groups...)
+	} else {
+		err = store.RemoveFromGroups(ctx, id, groups...)
+	}
+	if err != nil {
+		s.t.Fatalf("regroup %s (add %v) %v: %v", id, add, groups, err)
+	}
+	for _, g := range groups {
+		if add {
+			s.articles[id].groups[g] = true
+		} else {
+			delete(s.articles[id].groups, g)
+		}
+	}
+}
+
+// randomGroups is a random subset of groups, maybe empty.
+func randomGroups(rng *rand.Rand, groups []string) []string {
+	var some []string
+	for _, g := range groups {
+		if rng.Intn(2) == 0 {
+			some = append(some, g)
+		}
+	}
+	return some
+}
+
 // TestOrdersMatchAModel posts articles over more than a year of simulated
 // time, with random up, down, switched and withdrawn votes, and compares
 // every page of every order, the site's and each group's, with the same
@@ -275,269 +335,6 @@ func TestOrdersMatchAModel(t *testing.T) {
 		s.check(e.store, "go", "redis")
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestWindowEdges: an article is in a window's listing while less than the
-// window has passed since it was posted, to the microsecond, and out from
-// then on; the next article is still in.
-func TestWindowEdges(t *testing.T) {
-	for order, window := range windows {
-		t.Run(order.String(), func(t *testing.T) {
-			e := newEnv(t, voting.WithOrders(order))
-			first := e.post("alice", "first")
-			posted := e.clock.Now()
-			e.advance(time.Microsecond)
-			second := e.post("bob", "second")
-			list := func() []string { return idsOf(listAll(t, e.store, "", order)) }
-
-			e.clock.set(posted.Add(window - time.Microsecond))
-			if got := list(); strings.Join(got, " ") != second+" "+first && strings.Join(got, " ") != first+" "+second {
-				t.Fatalf("a microsecond before the edge: %v, want both", got)
-			}
-			e.clock.set(posted.Add(window))
-			if got := list(); strings.Join(got, " ") != second {
-				t.Fatalf("at the edge: %v, want [%s]", got, second)
-			}
-			e.clock.set(posted.Add(window + time.Microsecond))
-			if got := list(); len(got) != 0 {
-				t.Fatalf("a microsecond later: %v, want none", got)
-			}
-			// Trimmed, not just hidden: the index is empty.
-			if got := e.zset(e.key(order.String() + ":")); len(got) != 0 {
-				t.Errorf("the index still holds %v", got)
-			}
-		})
-	}
-}
-
-// TestWindowTrimsInSteps: many articles aged out at once, some posted at
-// the same time, are trimmed over several steps of a few each, and the
-// listing is exact however the steps fall.
-func TestWindowTrimsInSteps(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.TopDay, voting.TopWeek), voting.WithPageSize(3), voting.WithGroupCacheTTL(0))
-	voting.SetBatches(e.store, 2, 2)
-	s := newSite(t, e)
-	var ids []string
-	for i := range 13 {
-		if i%4 == 0 {
-			e.advance(time.Hour) // four at a time share a posting time
-		}
-		ids = append(ids, s.post("poster", "g"))
-		s.vote(e.store, "voter", ids[len(ids)-1], []voting.Direction{voting.Up, voting.Down, voting.None}[i%3])
-	}
-	for _, d := range []time.Duration{20 * time.Hour, 2 * time.Hour, time.Hour, time.Hour, 6 * 24 * time.Hour} {
-		e.advance(d)
-		s.check(e.store, "g")
-		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-	}
-	if got := e.zset(e.key("top-day:")); len(got) != 0 {
-		t.Errorf("top-day: still holds %v", got)
-	}
-}
-
-// TestVotesMoveOnlyIndexedEntries: an article a window has trimmed stays
-// out of it when voted on; one posted before its order was kept stays out
-// of that index until Reindex.
-func TestVotesMoveOnlyIndexedEntries(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.TopDay))
-	id := e.post("alice", "old news")
-	e.advance(25 * time.Hour)
-	if got := listAll(t, e.store, "", voting.TopDay); len(got) != 0 {
-		t.Fatalf("top of the day after 25 hours: %v", idsOf(got))
-	}
-	e.vote("bob", id, voting.Up) // voting is still open: the cutoff is a week
-	if e.exists(e.key("top-day:")) {
-		t.Errorf("a vote brought a trimmed article back: top-day: = %v", e.zset(e.key("top-day:")))
-	}
-
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithOrders(voting.ByVotes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := all.Vote(context.Background(), "carol", id, voting.Up); err != nil {
-		t.Fatal(err)
-	}
-	if e.exists(e.key("votes:")) {
-		t.Errorf("a vote made an entry of just its change: votes: = %v", e.zset(e.key("votes:")))
-	}
-	if err := all.Reindex(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := e.zscore(e.key("votes:"), e.article(id)); got != 3 {
-		t.Errorf("after Reindex, votes: gives %v, want 3", got)
-	}
-}
-
-// TestPostIntoAWindowTrimmedPastIt: a Store whose clock is behind posts an
-// article that a listing by a Store whose clock is ahead has already
-// trimmed past; it stays out of the window rather than never being trimmed.
-func TestPostIntoAWindowTrimmedPastIt(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.TopDay))
-	e.post("alice", "first")
-	ahead := &clock{now: e.clock.Now().Add(48 * time.Hour)}
-	reader, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(ahead.Now), voting.WithOrders(voting.TopDay))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := reader.GetArticles(context.Background(), 1, voting.TopDay); err != nil || len(got) != 0 {
-		t.Fatalf("top of the day, two days on: %v, %v", got, err)
-	}
-	e.advance(time.Hour)
-	e.post("bob", "second") // by the poster's clock, a day before the reader's mark
-	if got := e.zset(e.key("top-day:")); len(got) != 0 {
-		t.Errorf("top-day: = %v, want empty", got)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// bookVote votes as the book's Python code does: the voter set, the score
-// and the count, with no down-votes.
-func (e *env) bookVote(user, id string) {
-	e.t.Helper()
-	if e.int("SADD", e.key("voted:"+id), user) == 1 {
-		e.do("ZINCRBY", e.key("score:"), 432, e.article(id))
-		e.do("HINCRBY", e.article(id), "votes", 1)
-	}
-}
-
-// TestReindexFromTheBooksLayout: articles written by the book's own code,
-// listed by every order once Reindex has run, with listings compared to the
-// model; Reindex runs again to the same result. With live groups, Reindex
-// builds the groups' live indexes too, each the site's listing filtered to
-// the group.
-func TestReindexFromTheBooksLayout(t *testing.T) {
-	for _, live := range []bool{false, true} {
-		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) { testReindexFromTheBooksLayout(t, live) })
-	}
-}
-
-func testReindexFromTheBooksLayout(t *testing.T, live bool) {
-	e := newEnv(t)
-	s := newSite(t, e)
-	rng := rand.New(rand.NewSource(5))
-	groups := []string{"books", "films"}
-	for i := 1; i <= 30; i++ {
-		e.advance(randomDuration(rng, 20*24*time.Hour))
-		id := fmt.Sprint(i)
-		e.bookPost(id, "poster", float64(e.clock.Now().UnixMicro())/1e6)
-		s.articles[id] = &rankedArticle{id: id, posted: e.clock.Now(), up: 1, groups: map[string]bool{}}
-		for _, g := range groups[:1+i%2] {
-			e.do("SADD", e.key("group:"+g), e.article(id))
-			s.articles[id].groups[g] = true
-		}
-		for v := range rng.Intn(5) {
-			e.bookVote(fmt.Sprintf("reader%d", v), id)
-			s.articles[id].up++
-		}
-	}
-	e.advance(2 * time.Hour)
-
-	opts := []voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
-		voting.WithOrders(extraOrders...), voting.WithPageSize(7), voting.WithGroupCacheTTL(0)}
-	if live {
-		opts = append(opts, voting.WithLiveGroups())
-	}
-	all, err := voting.New(e.pool, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	voting.SetBatches(all, 4, 6)
-	// The book keeps no record of an article's groups.
-	if got, err := all.ArticleGroups(context.Background(), "7"); err != nil || len(got) != 0 {
-		t.Errorf("ArticleGroups(7) before Reindex = %v, %v; want none", got, err)
-	}
-	var reports []voting.ReindexProgress
-	done, err := all.ReindexWithProgress(context.Background(), func(p voting.ReindexProgress) { reports = append(reports, p) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	// At least: 4 window trims, 30 articles in steps of 6 and a last step
-	// that finds the walk's end, a SCAN for the groups and a step of each
-	// group's records.
-	last := reports[len(reports)-1]
-	last.Done = true
-	if done.Articles != 30 || done.Skipped != 0 || done.Groups != 2 || done.Steps < 4+6+1+2 || !done.Done ||
-		len(reports) != done.Steps || last != done {
-		t.Errorf("Reindex gave %+v, reports %+v", done, reports)
-	}
-	for id, a := range s.articles {
-		want := "books"
-		if a.groups["films"] {
-			want = "books films"
-		}
-		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != want {
-			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
-		}
-	}
-	s.check(all, groups...)
-	if live {
-		s.checkLive(all, "after Reindex", groups...)
-	}
-	again, err := all.ReindexWithProgress(context.Background(), nil)
-	if err != nil || again.Articles != 30 {
-		t.Errorf("Reindex again: %+v, %v", again, err)
-	}
-	s.check(all, groups...)
-	if live {
-		s.checkLive(all, "after Reindex again", groups...)
-	}
-	e.store = all
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestReindexFromAStoreWithFewerOrders: a Store that kept only ByVotes
-// wrote a year of posts and votes; a Store with every order reindexes them,
-// while votes go on, in steps small enough that votes fall between them,
-// and lists exactly what the model says.
-func TestReindexFromAStoreWithFewerOrders(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.ByVotes))
-	s := newSite(t, e)
-	rng := rand.New(rand.NewSource(7))
-	var ids []string
-	for range 40 {
-		e.advance(randomDuration(rng, 18*24*time.Hour))
-		ids = append(ids, s.post("poster", "g"))
-		s.randomVotes(rng, e.store, ids, 4)
-	}
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
-		voting.WithOrders(extraOrders...), voting.WithPageSize(6), voting.WithGroupCacheTTL(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	voting.SetBatches(all, 3, 4)
-	// Votes between Reindex's steps, through the Store with every order:
-	// each moves an entry that is there, and a later step sets the rest.
-	_, err = all.ReindexWithProgress(context.Background(), func(voting.ReindexProgress) {
-		s.randomVotes(rng, all, ids, 2)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.check(all, "g")
-	e.store = all
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestReindexSkipsUnreadableArticles: a member of the time index with no
-// hash, or with counters that do not parse, is passed over and counted.
-func TestReindexSkipsUnreadableArticles(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.ByVotes))
-	good := e.post("alice", "good")
-	e.advance(time.Second)
-	bad := e.post("bob", "bad")
-	e.do("HSET", e.article(bad), "votes", "many")
-	e.do("ZADD", e.key("time:"), unix(e.clock.Now()), e.article("99"))
-	e.do("DEL", e.key("votes:"))
-	done, err := e.store.ReindexWithProgress(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Articles != 1 || done.Skipped != 2 {
-		t.Errorf("Reindex gave %+v, want 1 article and 2 skipped", done)
-	}
-	if got := e.zset(e.key("votes:")); strings.Join(got, " ") != e.article(good)+"=1" {
-		t.Errorf("votes: = %v, want [%s=1]", got, e.article(good))
-	}
 }
 
 // TestUnkeptOrderIsInvalid: an order the Store does not keep, or no order
@@ -625,28 +422,6 @@ func TestOrderAndDirectionNames(t *testing.T) {
 	}
 	if _, err := voting.Direction(7).MarshalText(); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("Direction(7).MarshalText: %v", err)
-	}
-}
-
-// TestUnsoundMarkIsCorrupt: a mark in trimmed: that is not Unix seconds as
-// this package writes them (here with a space, which Lua would read as a
-// number and Redis refuse as a range bound) is refused alike by a post and
-// a listing, naming it, and nothing is written.
-func TestUnsoundMarkIsCorrupt(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.TopDay))
-	e.post("alice", "first")
-	e.do("HSET", e.key("trimmed:"), "top-day", "5 ")
-	before := e.dump()
-	_, err := e.store.PostArticle(ctx, "bob", "second", "https://example.com/")
-	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("trimmed:")) {
-		t.Errorf("PostArticle with an unsound mark = %v, want ErrCorrupt naming trimmed:", err)
-	}
-	e.advance(48 * time.Hour)
-	if _, err := e.store.GetArticles(ctx, 1, voting.TopDay); !errors.Is(err, voting.ErrCorrupt) {
-		t.Errorf("GetArticles by top-day with an unsound mark = %v, want ErrCorrupt", err)
-	}
-	if after := e.dump(); after != before {
-		t.Errorf("wrote:\nbefore %s\nafter  %s", before, after)
 	}
 }
 

@@ -1,16 +1,418 @@
 package voting_test
 
-// Tests of Reindex (reindex.go).
+// Tests of Reindex (reindex.go): from the book's layout and from a Store
+// that kept fewer orders, records of groups, live groups, articles it
+// cannot read, runs in small steps and runs taken up where they stopped.
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
 )
+
+// bookVote votes as the book's Python code does: the voter set, the score
+// and the count, with no down-votes.
+func (e *env) bookVote(user, id string) {
+	e.t.Helper()
+	if e.int("SADD", e.key("voted:"+id), user) == 1 {
+		e.do("ZINCRBY", e.key("score:"), 432, e.article(id))
+		e.do("HINCRBY", e.article(id), "votes", 1)
+	}
+}
+
+// TestReindexFromTheBooksLayout: articles written by the book's own code,
+// listed by every order once Reindex has run, with listings compared to the
+// model; Reindex runs again to the same result. With live groups, Reindex
+// builds the groups' live indexes too, each the site's listing filtered to
+// the group.
+func TestReindexFromTheBooksLayout(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) { testReindexFromTheBooksLayout(t, live) })
+	}
+}
+
+func testReindexFromTheBooksLayout(t *testing.T, live bool) {
+	e := newEnv(t)
+	s := newSite(t, e)
+	rng := rand.New(rand.NewSource(5))
+	groups := []string{"books", "films"}
+	for i := 1; i <= 30; i++ {
+		e.advance(randomDuration(rng, 20*24*time.Hour))
+		id := fmt.Sprint(i)
+		e.bookPost(id, "poster", float64(e.clock.Now().UnixMicro())/1e6)
+		s.articles[id] = &rankedArticle{id: id, posted: e.clock.Now(), up: 1, groups: map[string]bool{}}
+		for _, g := range groups[:1+i%2] {
+			e.do("SADD", e.key("group:"+g), e.article(id))
+			s.articles[id].groups[g] = true
+		}
+		for v := range rng.Intn(5) {
+			e.bookVote(fmt.Sprintf("reader%d", v), id)
+			s.articles[id].up++
+		}
+	}
+	e.advance(2 * time.Hour)
+
+	opts := []voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		voting.WithOrders(extraOrders...), voting.WithPageSize(7), voting.WithGroupCacheTTL(0)}
+	if live {
+		opts = append(opts, voting.WithLiveGroups())
+	}
+	all, err := voting.New(e.pool, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voting.SetBatches(all, 4, 6)
+	// The book keeps no record of an article's groups.
+	if got, err := all.ArticleGroups(context.Background(), "7"); err != nil || len(got) != 0 {
+		t.Errorf("ArticleGroups(7) before Reindex = %v, %v; want none", got, err)
+	}
+	var reports []voting.ReindexProgress
+	done, err := all.ReindexWithProgress(context.Background(), func(p voting.ReindexProgress) { reports = append(reports, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At least: 4 window trims, 30 articles in steps of 6 and a last step
+	// that finds the walk's end, a SCAN for the groups and a step of each
+	// group's records.
+	last := reports[len(reports)-1]
+	last.Done = true
+	if done.Articles != 30 || done.Skipped != 0 || done.Groups != 2 || done.Steps < 4+6+1+2 || !done.Done ||
+		len(reports) != done.Steps || last != done {
+		t.Errorf("Reindex gave %+v, reports %+v", done, reports)
+	}
+	for id, a := range s.articles {
+		want := "books"
+		if a.groups["films"] {
+			want = "books films"
+		}
+		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != want {
+			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
+		}
+	}
+	s.check(all, groups...)
+	if live {
+		s.checkLive(all, "after Reindex", groups...)
+	}
+	again, err := all.ReindexWithProgress(context.Background(), nil)
+	if err != nil || again.Articles != 30 {
+		t.Errorf("Reindex again: %+v, %v", again, err)
+	}
+	s.check(all, groups...)
+	if live {
+		s.checkLive(all, "after Reindex again", groups...)
+	}
+	e.store = all
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexFromAStoreWithFewerOrders: a Store that kept only ByVotes
+// wrote a year of posts and votes; a Store with every order reindexes them,
+// while votes go on, in steps small enough that votes fall between them,
+// and lists exactly what the model says.
+func TestReindexFromAStoreWithFewerOrders(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	s := newSite(t, e)
+	rng := rand.New(rand.NewSource(7))
+	var ids []string
+	for range 40 {
+		e.advance(randomDuration(rng, 18*24*time.Hour))
+		ids = append(ids, s.post("poster", "g"))
+		s.randomVotes(rng, e.store, ids, 4)
+	}
+	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		voting.WithOrders(extraOrders...), voting.WithPageSize(6), voting.WithGroupCacheTTL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	voting.SetBatches(all, 3, 4)
+	// Votes between Reindex's steps, through the Store with every order:
+	// each moves an entry that is there, and a later step sets the rest.
+	_, err = all.ReindexWithProgress(context.Background(), func(voting.ReindexProgress) {
+		s.randomVotes(rng, all, ids, 2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.check(all, "g")
+	e.store = all
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexSkipsUnreadableArticles: a member of the time index with no
+// hash, or with counters that do not parse, is passed over and counted.
+func TestReindexSkipsUnreadableArticles(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	good := e.post("alice", "good")
+	e.advance(time.Second)
+	bad := e.post("bob", "bad")
+	e.do("HSET", e.article(bad), "votes", "many")
+	e.do("ZADD", e.key("time:"), unix(e.clock.Now()), e.article("99"))
+	e.do("DEL", e.key("votes:"))
+	done, err := e.store.ReindexWithProgress(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Articles != 1 || done.Skipped != 2 {
+		t.Errorf("Reindex gave %+v, want 1 article and 2 skipped", done)
+	}
+	if got := e.zset(e.key("votes:")); strings.Join(got, " ") != e.article(good)+"=1" {
+		t.Errorf("votes: = %v, want [%s=1]", got, e.article(good))
+	}
+}
+
+// TestReindexBuildsRecordsOfGroups: Reindex finds a namespace's groups
+// with SCAN, and only its own though another namespace's prefix matches its
+// own read as a glob, and records each article's groups from them; a
+// member that is no article is passed over.
+func TestReindexBuildsRecordsOfGroups(t *testing.T) {
+	e := newEnv(t)
+	open := func(prefix string) *voting.Store {
+		s, err := voting.New(e.pool, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	star, other := open("n*:"), open("nb:")
+	for _, s := range []*voting.Store{star, other} {
+		for range 3 {
+			if _, err := s.PostArticle(ctx, "alice", "t", "https://example.com/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Groups as the book's code writes them: the sets alone.
+	for _, g := range []struct{ prefix, name, id string }{
+		{"n*:", "redis", "1"}, {"n*:", "redis", "2"}, {"n*:", "go", "2"}, {"nb:", "redis", "3"},
+	} {
+		e.do("SADD", e.key(g.prefix+"group:"+g.name), e.key(g.prefix+"article:"+g.id))
+	}
+	e.do("SADD", e.key("n*:group:redis"), "not-an-article", e.key("n*:article:99"))
+	done, err := star.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Groups != 2 {
+		t.Errorf("Reindex found %d groups, want 2: %+v", done.Groups, done)
+	}
+	for id, want := range map[string]string{"1": "redis", "2": "go redis", "3": ""} {
+		if got, err := star.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != want {
+			t.Errorf("ArticleGroups(%s) = %v, %v; want %q", id, got, err, want)
+		}
+	}
+	if e.exists(e.key("nb:groups:3")) || e.exists(e.key("n*:groups:99")) {
+		t.Errorf("Reindex wrote a record outside its namespace or for no article: %v", e.keys())
+	}
+	// A record of the wrong type stops it, naming the key.
+	e.do("SET", e.key("n*:groups:1"), "x")
+	if err := star.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("n*:groups:1")) {
+		t.Errorf("Reindex with a record of the wrong type = %v, want ErrCorrupt naming it", err)
+	}
+}
+
+// TestLiveGroupsJoinOnReindex: articles posted into groups by a Store
+// without live groups, and by the book's own code, are not in the live
+// indexes (a vote does not bring them in), until Reindex builds them.
+func TestLiveGroupsJoinOnReindex(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	s := newSite(t, e)
+	s.post("alice", "g")
+	e.advance(time.Minute)
+	e.bookPost("2", "bob", float64(e.clock.Now().UnixMicro())/1e6)
+	e.do("SET", e.key("article:"), "2")
+	e.do("SADD", e.key("group:g"), e.article("2"))
+	s.articles["2"] = &rankedArticle{id: "2", posted: e.clock.Now(), up: 1, groups: map[string]bool{"g": true}}
+	s.voters["2"] = map[string]voting.Direction{"bob": voting.Up}
+	e.advance(time.Minute)
+
+	live, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.post("carol", "g") // through e.store, without live groups
+	s.vote(live, "dave", "1", voting.Up)
+	for _, order := range live.Orders() {
+		if got := listAll(t, live, "g", order); len(got) != 0 {
+			t.Errorf("live group g by %v before Reindex: %v, want none", order, idsOf(got))
+		}
+	}
+	done, err := live.ReindexWithProgress(ctx, nil)
+	if err != nil || done.Groups != 1 {
+		t.Fatalf("Reindex: %+v, %v", done, err)
+	}
+	e.store = live
+	s.checkLive(live, "after Reindex", "g")
+	// From now on the live indexes follow every write.
+	s.vote(live, "erin", id, voting.Down)
+	s.vote(live, "erin", "2", voting.Up)
+	s.regroup(live, "1", false, "g")
+	s.checkLive(live, "after votes", "g")
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLiveReindexLeavesOutWhatArticleDoesNotFind: a member of a group
+// whose hash is there but whose score is not (no article, for Article) gets
+// no entry in the group's live indexes, though another site index holds it.
+func TestLiveReindexLeavesOutWhatArticleDoesNotFind(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups())
+	e.do("HSET", e.article("5"), "title", "t", "link", "https://example.com/", "poster", "p", "time", unix(e.clock.Now()), "votes", "1")
+	e.do("ZADD", e.key("votes:"), 1, e.article("5"))
+	e.do("SADD", e.key("group:g"), e.article("5"))
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"score:", "time:", "votes:"} {
+		if got := e.zset(e.key("live:" + index + "g")); len(got) != 0 {
+			t.Errorf("live:%sg = %v, want none", index, got)
+		}
+	}
+}
+
+// TestReindexWalksALargeGroupInSmallSteps: a group larger than one step
+// counts once, and with live groups and every order kept a step reads
+// about 31 of its members, so that it holds Redis for about 2 ms.
+func TestReindexWalksALargeGroupInSmallSteps(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithLiveGroups())
+	e.post("alice", "first", "g")
+	before, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []any{e.key("group:g")}
+	for i := range 2000 {
+		args = append(args, fmt.Sprint("not an article ", i))
+	}
+	e.do("SADD", args...)
+	after, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Groups != 1 {
+		t.Errorf("Reindex counted %d groups, want 1", after.Groups)
+	}
+	// SSCAN's COUNT is a hint that Redis may exceed: allow twice 31.
+	if steps := after.Steps - before.Steps; steps < 2000/62 {
+		t.Errorf("2000 more members took %d more steps, want at least %d", steps, 2000/62)
+	}
+}
+
+// TestDeletingABookArticleLeavesItsGroupsToReindex deletes articles written
+// with the book's own commands, which have no record of their groups:
+// DeleteArticle takes such an article out of everything but the groups its
+// missing record would name (no call looks through every group), no listing
+// shows it, and Reindex drops it from those groups. Once Reindex has
+// recorded a book article's groups, DeleteArticle takes it out of them.
+func TestDeletingABookArticleLeavesItsGroupsToReindex(t *testing.T) {
+	e := newEnv(t, voting.WithLiveGroups())
+	e.post("alice", "library", "go")
+	now := e.clock.Now().Unix()
+	bookPost := func(id string, groups ...string) {
+		member := e.article(id)
+		e.do("HSET", member, "title", "book", "link", "https://example.com", "poster", "bob", "time", now, "votes", 1)
+		e.do("ZADD", e.key("score:"), now+432, member)
+		e.do("ZADD", e.key("time:"), now, member)
+		e.do("SADD", e.key("voted:"+id), "bob")
+		e.do("EXPIRE", e.key("voted:"+id), 7*86400)
+		for _, g := range groups {
+			e.do("SADD", e.key("group:"+g), member)
+		}
+	}
+	bookPost("100", "go")
+	if err := e.store.DeleteArticle(ctx, "100"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{e.article("100"), e.key("voted:100")} {
+		if e.exists(k) {
+			t.Errorf("%s is left", k)
+		}
+	}
+	if got := e.strs("SMEMBERS", e.key("group:go")); fmt.Sprint(got) != fmt.Sprint([]string{e.article("1"), e.article("100")}) {
+		t.Errorf("group:go = %v after deleting the book's article, want it still there", got)
+	}
+	if page, err := e.store.GetGroupArticles(ctx, "go", 1, voting.ByScore); err != nil || len(page) != 1 || page[0].ID != "1" {
+		t.Errorf("group go lists %v, %v; want article 1 alone", page, err)
+	}
+	done, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.strs("SMEMBERS", e.key("group:go")); fmt.Sprint(got) != "["+e.article("1")+"]" {
+		t.Errorf("group:go = %v after Reindex", got)
+	}
+	if done.Skipped != 1 {
+		t.Errorf("Reindex skipped %d members, want the deleted article's 1", done.Skipped)
+	}
+
+	// A group only the book's code has written joins groupnames: when
+	// Reindex finds it, and leaves with its last article.
+	bookPost("101", "books")
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.strs("SMEMBERS", e.key("groupnames:")); fmt.Sprint(got) != "[books go]" {
+		t.Errorf("groupnames: = %v after Reindex", got)
+	}
+	if got, err := e.store.ArticleGroups(ctx, "101"); err != nil || fmt.Sprint(got) != "[books]" {
+		t.Errorf("ArticleGroups(101) after Reindex = %v, %v; want [books]", got, err)
+	}
+	if err := e.store.DeleteArticle(ctx, "101"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{e.key("group:books"), e.key("live:score:books"), e.key("live:time:books"), e.key("groups:101")} {
+		if e.exists(k) {
+			t.Errorf("%s is left after deleting the book's article", k)
+		}
+	}
+	if got := e.strs("SMEMBERS", e.key("groupnames:")); fmt.Sprint(got) != "[go]" {
+		t.Errorf("groupnames: = %v after deleting the last article of books", got)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestABookArticleGivenARecordLater: an article the book's code put in a
+// group has no record of its groups until AddToGroups gives it one, which
+// names the groups given; Reindex adds the book's groups to it, so that
+// DeleteArticle takes the article out of all of them.
+func TestABookArticleGivenARecordLater(t *testing.T) {
+	e := newEnv(t, voting.WithLiveGroups())
+	e.post("alice", "library", "go")
+	now := e.clock.Now().Unix()
+	member := e.article("100")
+	e.do("HSET", member, "title", "book", "link", "https://example.com", "poster", "bob", "time", now, "votes", 1)
+	e.do("ZADD", e.key("score:"), now+432, member)
+	e.do("ZADD", e.key("time:"), now, member)
+	e.do("SADD", e.key("group:go"), member)
+	if err := e.store.AddToGroups(ctx, "100", "lua"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.store.ArticleGroups(ctx, "100"); err != nil || fmt.Sprint(got) != "[lua]" {
+		t.Errorf("ArticleGroups = %v, %v; want [lua]", got, err)
+	}
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.store.ArticleGroups(ctx, "100"); err != nil || fmt.Sprint(got) != "[go lua]" {
+		t.Errorf("ArticleGroups after Reindex = %v, %v; want [go lua]", got, err)
+	}
+	if err := e.store.DeleteArticle(ctx, "100"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.strs("SMEMBERS", e.key("group:go")); fmt.Sprint(got) != "["+e.article("1")+"]" {
+		t.Errorf("group:go = %v after deleting article 100", got)
+	}
+	if e.exists(e.key("group:lua")) {
+		t.Errorf("group:lua is left after deleting its only article")
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
 
 // bookSite writes n articles in the book's own layout, as the book's code
 // writes them: each with some up-votes and their voter set, in the groups

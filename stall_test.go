@@ -228,6 +228,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	if err := addVoters(e, popular, manyVoters); err != nil {
 		t.Fatal(err)
 	}
+	e.do("SLOWLOG", "RESET") // the calls', not the set-up's
 
 	p := startPinger(t, addr)
 	phase := func(name string, run func() error) {

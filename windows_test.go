@@ -1,8 +1,13 @@
 package voting_test
 
-// Tests of the windows of the top-of-window orders (windows.go).
+// Tests of the windows of the top-of-window orders (windows.go): their
+// edges, trims in steps, posts into windows trimmed past them, unsound
+// marks, and the marks of the groups' live windows.
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +15,86 @@ import (
 
 	"github.com/articlevote/voting"
 )
+
+// TestWindowEdges: an article is in a window's listing while less than the
+// window has passed since it was posted, to the microsecond, and out from
+// then on; the next article is still in.
+func TestWindowEdges(t *testing.T) {
+	for order, window := range windows {
+		t.Run(order.String(), func(t *testing.T) {
+			e := newEnv(t, voting.WithOrders(order))
+			first := e.post("alice", "first")
+			posted := e.clock.Now()
+			e.advance(time.Microsecond)
+			second := e.post("bob", "second")
+			list := func() []string { return idsOf(listAll(t, e.store, "", order)) }
+
+			e.clock.set(posted.Add(window - time.Microsecond))
+			if got := list(); strings.Join(got, " ") != second+" "+first && strings.Join(got, " ") != first+" "+second {
+				t.Fatalf("a microsecond before the edge: %v, want both", got)
+			}
+			e.clock.set(posted.Add(window))
+			if got := list(); strings.Join(got, " ") != second {
+				t.Fatalf("at the edge: %v, want [%s]", got, second)
+			}
+			e.clock.set(posted.Add(window + time.Microsecond))
+			if got := list(); len(got) != 0 {
+				t.Fatalf("a microsecond later: %v, want none", got)
+			}
+			// Trimmed, not just hidden: the index is empty.
+			if got := e.zset(e.key(order.String() + ":")); len(got) != 0 {
+				t.Errorf("the index still holds %v", got)
+			}
+		})
+	}
+}
+
+// TestWindowTrimsInSteps: many articles aged out at once, some posted at
+// the same time, are trimmed over several steps of a few each, and the
+// listing is exact however the steps fall.
+func TestWindowTrimsInSteps(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay, voting.TopWeek), voting.WithPageSize(3), voting.WithGroupCacheTTL(0))
+	voting.SetBatches(e.store, 2, 2)
+	s := newSite(t, e)
+	var ids []string
+	for i := range 13 {
+		if i%4 == 0 {
+			e.advance(time.Hour) // four at a time share a posting time
+		}
+		ids = append(ids, s.post("poster", "g"))
+		s.vote(e.store, "voter", ids[len(ids)-1], []voting.Direction{voting.Up, voting.Down, voting.None}[i%3])
+	}
+	for _, d := range []time.Duration{20 * time.Hour, 2 * time.Hour, time.Hour, time.Hour, 6 * 24 * time.Hour} {
+		e.advance(d)
+		s.check(e.store, "g")
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	}
+	if got := e.zset(e.key("top-day:")); len(got) != 0 {
+		t.Errorf("top-day: still holds %v", got)
+	}
+}
+
+// TestPostIntoAWindowTrimmedPastIt: a Store whose clock is behind posts an
+// article that a listing by a Store whose clock is ahead has already
+// trimmed past; it stays out of the window rather than never being trimmed.
+func TestPostIntoAWindowTrimmedPastIt(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	e.post("alice", "first")
+	ahead := &clock{now: e.clock.Now().Add(48 * time.Hour)}
+	reader, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(ahead.Now), voting.WithOrders(voting.TopDay))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := reader.GetArticles(context.Background(), 1, voting.TopDay); err != nil || len(got) != 0 {
+		t.Fatalf("top of the day, two days on: %v, %v", got, err)
+	}
+	e.advance(time.Hour)
+	e.post("bob", "second") // by the poster's clock, a day before the reader's mark
+	if got := e.zset(e.key("top-day:")); len(got) != 0 {
+		t.Errorf("top-day: = %v, want empty", got)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
 
 // parseMark reads a window's mark, decimal Unix seconds with at most
 // microseconds, as the time it stands for, exactly.
@@ -82,4 +167,150 @@ func TestPostAtAWindowsMarkStaysOut(t *testing.T) {
 	e.advance(time.Hour)
 	listed(e.store, "the Store that trimmed, an hour later")
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestUnsoundMarkIsCorrupt: a mark in trimmed: that is not Unix seconds as
+// this package writes them (here with a space, which Lua would read as a
+// number and Redis refuse as a range bound) is refused alike by a post and
+// a listing, naming it, and nothing is written.
+func TestUnsoundMarkIsCorrupt(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	e.post("alice", "first")
+	e.do("HSET", e.key("trimmed:"), "top-day", "5 ")
+	before := e.dump()
+	_, err := e.store.PostArticle(ctx, "bob", "second", "https://example.com/")
+	if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("trimmed:")) {
+		t.Errorf("PostArticle with an unsound mark = %v, want ErrCorrupt naming trimmed:", err)
+	}
+	e.advance(48 * time.Hour)
+	if _, err := e.store.GetArticles(ctx, 1, voting.TopDay); !errors.Is(err, voting.ErrCorrupt) {
+		t.Errorf("GetArticles by top-day with an unsound mark = %v, want ErrCorrupt", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("wrote:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// storeAt is another Store on e's namespace whose clock stands at at, as a
+// server whose clock runs ahead would be.
+func storeAt(t *testing.T, e *env, at time.Time, opts ...voting.Option) *voting.Store {
+	t.Helper()
+	c := &clock{now: at}
+	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(c.Now)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLiveWindowsKeepTheirGroupsMark: a group's live window has a mark of
+// its own (trimmed: top-day:<group>), which a listing by a Store whose
+// clock runs ahead may move past an article's posting time; AddToGroups
+// and Reindex then leave that article out of the group's window, as a
+// post would, while it joins the group's other indexes; and a post into a
+// group follows the group's mark, not the site's.
+func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
+	opts := []voting.Option{voting.WithOrders(voting.TopDay), voting.WithLiveGroups()}
+	t.Run("AddToGroups", func(t *testing.T) {
+		e := newEnv(t, opts...)
+		id := e.post("alice", "first")
+		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
+		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		if e.hash(e.key("trimmed:"))["top-day:g"] == "" {
+			t.Fatalf("the listing ahead left no mark top-day:g: %v", e.hash(e.key("trimmed:")))
+		}
+		e.advance(time.Minute)
+		if err := e.store.AddToGroups(ctx, id, "g"); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
+		}
+		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
+			t.Errorf("live:score:g = %v, want the article", got)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+	t.Run("Reindex", func(t *testing.T) {
+		e := newEnv(t, voting.WithOrders(voting.TopDay)) // posts without live groups
+		e.post("alice", "first", "g")
+		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
+		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		e.advance(time.Minute)
+		live := storeAt(t, e, e.clock.Now(), opts...)
+		if err := live.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
+		}
+		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
+			t.Errorf("live:score:g = %v, want the article", got)
+		}
+		e.store = live
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+	t.Run("PostArticle", func(t *testing.T) {
+		e := newEnv(t, opts...)
+		e.post("alice", "first")
+		ahead := storeAt(t, e, e.clock.Now().Add(48*time.Hour), opts...)
+		if got, err := ahead.GetArticles(ctx, 1, voting.TopDay); err != nil || len(got) != 0 {
+			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
+		}
+		e.advance(time.Hour)
+		id := e.post("bob", "second", "g")
+		// The site's window was trimmed past the post; the group's was not.
+		if got := e.zset(e.key("top-day:")); len(got) != 0 {
+			t.Errorf("top-day: = %v, want none", got)
+		}
+		if got, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || strings.Join(idsOf(got), " ") != id {
+			t.Errorf("group g by top-day = %v, %v; want [%s]", idsOf(got), err, id)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+}
+
+// TestLiveWindowsLeaveOutArticlesAtTheCut: an article posted exactly a
+// window ago is out of the window, so AddToGroups does not put it in the
+// group's live window.
+func TestLiveWindowsLeaveOutArticlesAtTheCut(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
+	id := e.post("alice", "first")
+	e.advance(24 * time.Hour)
+	if err := e.store.AddToGroups(ctx, id, "g"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
+		t.Errorf("live:top-day:g = %v, want none", got)
+	}
+	if got, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
+		t.Errorf("group g by top-day = %v, %v; want none", idsOf(got), err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLiveWindowsGetAFirstMark: a group's empty live window gets a first
+// mark at the window's start from the post, AddToGroups or Reindex that
+// first writes it, so that its first trim does not walk the group's past.
+func TestLiveWindowsGetAFirstMark(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
+	want := fmt.Sprint(e.clock.Now().Add(-24 * time.Hour).Unix())
+	id := e.post("alice", "first", "posted")
+	if err := e.store.AddToGroups(ctx, id, "added"); err != nil {
+		t.Fatal(err)
+	}
+	e.do("SADD", e.key("group:reindexed"), e.article(id))
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	marks := e.hash(e.key("trimmed:"))
+	for _, g := range []string{"posted", "added", "reindexed"} {
+		if got := marks["top-day:"+g]; got != want {
+			t.Errorf("trimmed: top-day:%s = %q, want %q", g, got, want)
+		}
+	}
 }

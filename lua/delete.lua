@@ -60,16 +60,8 @@ end
 -- What to take the article out of: every index that holds it, every group
 -- set that holds it, and the voter sets.
 local indexes, sets, emptied = {}, {}, {}
-local function holds(index)
-	local has
-	has, bad = try('ZSCORE', index, member)
-	if has then
-		indexes[#indexes + 1] = index
-	end
-	return bad
-end
 for _, index in ipairs(orders.index) do
-	bad = holds(index)
+	bad = holding(index, member, indexes)
 	if bad then
 		return bad
 	end
@@ -80,22 +72,14 @@ if bad then
 	return bad
 end
 for _, name in ipairs(names) do
-	local set = groupPrefix .. name
-	local is
-	is, bad = try('SISMEMBER', set, member)
+	bad = leaving(groupPrefix, name, member, sets, emptied)
 	if bad then
 		return bad
 	end
-	if is == 1 then
-		sets[#sets + 1] = set
-		if redis.call('SCARD', set) == 1 then
-			emptied[#emptied + 1] = name
-		end
-	end
 	for _, key in ipairs(orders.key) do
-		bad = holds(cachePrefix .. key .. name)
+		bad = holding(cachePrefix .. key .. name, member, indexes)
 		if not bad and livePrefix ~= '' then
-			bad = holds(livePrefix .. key .. name)
+			bad = holding(livePrefix .. key .. name, member, indexes)
 		end
 		if bad then
 			return bad

@@ -1,4 +1,4 @@
--- prelude.lua: the functions the scripts share. scripts.go puts before each
+-- prelude.lua: the functions the scripts share. lua.go puts before each
 -- script the ones it uses (and those they use), since a script defines its
 -- functions again on every call, and writes the numbers it shares with Go
 -- (MAX_SECONDS, MAX_COUNT_DIGITS, MAX_GROUP_BYTES) in place of their names,
@@ -77,12 +77,13 @@ end
 
 -- The journal: for each write made through it so far, what undoes it, four
 -- entries a write (the command, the key, the member, and the old score of
--- a moved entry or false), kept flat so that a write costs no table.
-local journal = {}
+-- a moved entry or false), kept flat so that a write costs no table; made
+-- by the first such write.
+local journal
 
 -- undo runs the journal's inverses, newest first, and empties it.
 local function undo()
-	for i = #journal - 3, 1, -4 do
+	for i = #(journal or {}) - 3, 1, -4 do
 		local cmd, key, member, old = journal[i], journal[i + 1], journal[i + 2], journal[i + 3]
 		if old then
 			redis.call(cmd, key, 'XX', string.format('%.17g', old), member)
@@ -90,7 +91,7 @@ local function undo()
 			redis.call(cmd, key, member)
 		end
 	end
-	journal = {}
+	journal = nil
 end
 
 -- unproven runs a write to key, which no read has proven of the right type.
@@ -108,6 +109,7 @@ end
 -- journalled records what undoes a write: cmd on key and member, and with
 -- old the score to set back.
 local function journalled(cmd, key, member, old)
+	journal = journal or {}
 	local n = #journal
 	journal[n + 1], journal[n + 2], journal[n + 3], journal[n + 4] = cmd, key, member, old or false
 end
@@ -157,18 +159,6 @@ local function seconds(s)
 	return t
 end
 
--- count reads a counter field as parseCount does; a missing field is 0,
--- nil if unsound.
-local function count(s)
-	if not s then
-		return 0
-	end
-	if s == '0' or (#s <= MAX_COUNT_DIGITS and string.match(s, '^[1-9]%d*$')) then
-		return tonumber(s)
-	end
-	return nil
-end
-
 local function finite(x)
 	return x ~= nil and x == x and x > -math.huge and x < math.huge
 end
@@ -181,6 +171,18 @@ end
 -- quote writes s as a Lua string literal, for error details.
 local function quote(s)
 	return string.format('%q', s)
+end
+
+-- count reads a counter field as parseCount does; a missing field is 0,
+-- nil if unsound.
+local function count(s)
+	if not s then
+		return 0
+	end
+	if s == '0' or (#s <= MAX_COUNT_DIGITS and string.match(s, '^[1-9]%d*$')) then
+		return tonumber(s)
+	end
+	return nil
 end
 
 -- counts reads an article's time and counters from its hash's fields, as
@@ -252,6 +254,35 @@ local function recorded(record)
 		return nil, bad
 	end
 	return names
+end
+
+-- holding reads whether the sorted set index holds member, to take it out:
+-- if so it appends index to indexes. It gives the reply to return if the
+-- set is unsound.
+local function holding(index, member, indexes)
+	local has, bad = try('ZSCORE', index, member)
+	if has then
+		indexes[#indexes + 1] = index
+	end
+	return bad
+end
+
+-- leaving reads whether member is in the group name's set (groupPrefix ..
+-- name), to take it out: if so it appends the set to sets, and name to
+-- emptied if member is the set's last, whose group then leaves the set of
+-- group names. It gives the reply to return if the set is unsound.
+local function leaving(groupPrefix, name, member, sets, emptied)
+	local set = groupPrefix .. name
+	local is, bad = try('SISMEMBER', set, member)
+	if bad then
+		return bad
+	end
+	if is == 1 then
+		sets[#sets + 1] = set
+		if redis.call('SCARD', set) == 1 then
+			emptied[#emptied + 1] = name
+		end
+	end
 end
 
 -- markField is the field of trimmed: that holds the mark of a window order's

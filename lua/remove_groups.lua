@@ -30,27 +30,14 @@ for _, name in ipairs(names) do
 end
 local sets, emptied, listings, unrecord = {}, {}, {}, {}
 for _, name in ipairs(groups.name) do
-	local set = groupPrefix .. name
-	local is
-	is, bad = try('SISMEMBER', set, member)
+	bad = leaving(groupPrefix, name, member, sets, emptied)
 	if bad then
 		return bad
 	end
-	if is == 1 then
-		sets[#sets + 1] = set
-		if redis.call('SCARD', set) == 1 then
-			emptied[#emptied + 1] = name
-		end
-	end
 	for _, key in ipairs(orders.key) do
-		local listing = listingPrefix .. key .. name
-		local has
-		has, bad = try('ZSCORE', listing, member)
+		bad = holding(listingPrefix .. key .. name, member, listings)
 		if bad then
 			return bad
-		end
-		if has then
-			listings[#listings + 1] = listing
 		end
 	end
 	if inRecord[name] then

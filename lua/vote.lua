@@ -40,9 +40,13 @@ local livePrefix = ARGV[7]
 local function change(net)
 	return ARGV[net < 0 and 10 + net or 9 + net]
 end
-local orders, a = columns(12, 'key', 'kind')
-orders.index = {unpack(KEYS, 5, 4 + orders.n)}
-local k = 5 + orders.n
+-- The orders, read in place where the loop below needs them, not into
+-- tables: the vote is the hot path, and a table costs Redis about as much
+-- as a command. Order i's key is ARGV[keyAt + i], its kind ARGV[kindAt +
+-- i], its site index KEYS[indexAt + i].
+local n = tonumber(ARGV[12])
+local keyAt, kindAt, indexAt = 12, 12 + n, 4
+local a, k = 13 + 2 * n, 5 + n
 local record, history
 if livePrefix ~= '' then
 	record, k = KEYS[k], k + 1
@@ -137,18 +141,20 @@ if record then
 		return bad
 	end
 end
-for i, kind in ipairs(orders.kind) do
+local texts = {} -- each new value written once: net votes are many orders'
+for i = 1, n do
+	local kind, index = ARGV[kindAt + i], KEYS[indexAt + i]
 	local old = value(kind, posted, ups, downs, score)
 	local new = value(kind, posted, ups + up, downs + down, newScore)
-	local index = orders.index[i]
 	-- byScore moves last, by the score's change: a read has proven it.
 	if new ~= old and (index ~= byScore or #groups > 0) then
-		local text = number(new)
+		local text = texts[new] or number(new)
+		texts[new] = text
 		if index ~= byScore then
 			bad = move(index, member, text, old)
 		end
 		for _, name in ipairs(groups) do
-			bad = bad or move(livePrefix .. orders.key[i] .. name, member, text, old)
+			bad = bad or move(livePrefix .. ARGV[keyAt + i] .. name, member, text, old)
 		end
 		if bad then
 			return bad

@@ -1,6 +1,6 @@
 package voting
 
-// Tests of the scripts themselves (scripts.go, lua/): the value of each kind
+// Tests of the scripts themselves (lua.go, lua/): the value of each kind
 // of index against a computation in Go, the prelude's linking, the check
 // that a script read what it was sent, and luacheck. They run the Lua on
 // miniredis, and on a real server too when VOTING_REDIS_ADDR names one.
@@ -155,8 +155,7 @@ func TestPreludeLinksWhatAScriptUses(t *testing.T) {
 	linked := func(body string) string {
 		var got []string
 		for _, p := range parts {
-			if strings.Contains(link(parts, body), "local function "+p.name+"(") ||
-				strings.Contains(link(parts, body), "local "+p.name+" =") {
+			if strings.Contains(link(parts, body), p.text) {
 				got = append(got, p.name)
 			}
 		}

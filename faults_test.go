@@ -1,8 +1,10 @@
 package voting_test
 
-// Tests that the claims hold under load and faults: concurrent voters,
-// a mixed workload, a server killed, restarted, flushed of its scripts or
-// rid of its clients, and a server that wants a password.
+// Tests of the whole system under load and faults: a mixed workload, a
+// server killed mid-run or crashed under acknowledged votes, flushed of its
+// scripts or rid of its clients, a server that wants a password or grants
+// only the commands the library sends, and inputs that must never become
+// scripts.
 
 import (
 	"context"
@@ -19,127 +21,6 @@ import (
 	"github.com/articlevote/voting"
 	"github.com/gomodule/redigo/redis"
 )
-
-func TestInvariantCheckerFindsEachBreak(t *testing.T) {
-	tests := []struct {
-		name    string
-		corrupt func(e *env, id string)
-	}{
-		{"votes without a voter", func(e *env, id string) { e.do("HINCRBY", e.article(id), "votes", 1) }},
-		{"score without a vote", func(e *env, id string) { e.do("ZINCRBY", e.key("score:"), 432, e.article(id)) }},
-		{"voter without a vote", func(e *env, id string) { e.do("SADD", e.key("voted:"+id), "ghost") }},
-		{"up and down at once", func(e *env, id string) {
-			e.do("SADD", e.key("downvoted:"+id), "alice")
-			e.do("HINCRBY", e.article(id), "downvotes", 1)
-			e.do("ZINCRBY", e.key("score:"), -432, e.article(id))
-		}},
-		{"group member without a hash", func(e *env, id string) { e.do("SADD", e.key("group:news"), e.article("99")) }},
-		{"index member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:"), 1, e.article("98")) }},
-		{"hash gone", func(e *env, id string) { e.do("DEL", e.article(id)) }},
-		{"time index disagrees", func(e *env, id string) { e.do("ZINCRBY", e.key("time:"), 1, e.article(id)) }},
-		{"cached group member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:news"), 1, e.article("97")) }},
-		{"voter set without a TTL", func(e *env, id string) { e.do("PERSIST", e.key("voted:"+id)) }},
-		{"voter set of no article", func(e *env, id string) {
-			e.do("SADD", e.key("voted:96"), "ghost")
-			e.do("PEXPIRE", e.key("voted:96"), 60000)
-		}},
-		{"counter behind an article", func(e *env, id string) { e.do("SET", e.key("article:"), 0) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			id := e.post("alice", "checked", "news")
-			e.vote("bob", id, voting.Down)
-			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) != 0 {
-				t.Fatalf("a sound namespace is reported broken: %v", broken)
-			}
-			tt.corrupt(e, id)
-			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) == 0 {
-				t.Error("the break went unnoticed")
-			}
-		})
-	}
-}
-
-func TestManyVotersOnOneArticle(t *testing.T) {
-	e := newEnv(t)
-	id := e.post("alice", "popular")
-	const goroutines, votes = 32, 200
-	var failed atomic.Int64
-	together(goroutines, func(g int) {
-		for v := 0; v < votes; v++ {
-			if err := e.store.Vote(ctx, fmt.Sprintf("user-%d-%d", g, v), id, voting.Up); err != nil {
-				failed.Add(1)
-				t.Error(err)
-				return
-			}
-		}
-	})
-	if failed.Load() > 0 {
-		t.FailNow()
-	}
-	want := int64(1 + goroutines*votes)
-	if got := e.hash(e.article(id))["votes"]; got != strconv.FormatInt(want, 10) {
-		t.Errorf("votes = %s, want %d", got, want)
-	}
-	if got := e.int("SCARD", e.key("voted:"+id)); got != want {
-		t.Errorf("voters = %d, want %d", got, want)
-	}
-	if got, w := e.zscore(e.key("score:"), e.article(id)), unix(start)+432*float64(want); got != w {
-		t.Errorf("score = %v, want %v", got, w)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-func TestOneUserRacingThemselves(t *testing.T) {
-	e := newEnv(t)
-	id := e.post("alice", "contested")
-	const goroutines, rounds = 50, 20
-	together(goroutines, func(g int) {
-		for r := 0; r < rounds; r++ {
-			if err := e.store.Vote(ctx, "bob", id, voting.Direction((g+r)%3)); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-	})
-	// Whatever vote came last, the state is that vote's, whole.
-	dirs, err := e.store.UserVotes(ctx, "bob", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net := map[voting.Direction]int{voting.Up: 2, voting.Down: 0, voting.None: 1}[dirs[0]]
-	up, down := int64(1), int64(0)
-	switch dirs[0] {
-	case voting.Up:
-		up = 2
-	case voting.Down:
-		down = 1
-	}
-	e.checkCounts(t, id, up, down, net)
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-	// And taking it back lands exactly on the poster's lone vote.
-	e.vote("bob", id, voting.None)
-	e.checkCounts(t, id, 1, 0, 1)
-}
-
-// checkCounts checks an article's counters, its voter sets' sizes and its
-// score; a missing downvotes field counts as 0.
-func (e *env) checkCounts(t *testing.T, id string, up, down int64, net int) {
-	t.Helper()
-	h := e.hash(e.article(id))
-	votes, _ := strconv.ParseInt(h["votes"], 10, 64)
-	downvotes, _ := strconv.ParseInt(h["downvotes"], 10, 64)
-	if votes != up || downvotes != down {
-		t.Errorf("counters %d/%d, want %d/%d", votes, downvotes, up, down)
-	}
-	if n, m := e.int("SCARD", e.key("voted:"+id)), e.int("SCARD", e.key("downvoted:"+id)); n != up || m != down {
-		t.Errorf("voter sets %d/%d, want %d/%d", n, m, up, down)
-	}
-	if got, want := e.zscore(e.key("score:"), e.article(id)), unix(start)+432*float64(net); got != want {
-		t.Errorf("score = %v, want %v", got, want)
-	}
-}
 
 // workload runs a mixed, seeded, random workload from goroutines: posts,
 // votes in every direction, group changes and every kind of read. It
@@ -279,6 +160,28 @@ func recovers(t *testing.T, e *env) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
+func TestClientKillMidRun(t *testing.T) {
+	srv := startServer(t)
+	e := newEnvPool(t, srv.pool(), "")
+	done := make(chan map[string]int)
+	go func() { done <- workload(e.store, 11, 8, 300, 5*time.Second) }()
+	var killed int64
+	for i := 0; i < 5; i++ {
+		time.Sleep(50 * time.Millisecond)
+		n, err := redis.Int64(srv.admin("CLIENT", "KILL", "TYPE", "normal"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed += n
+	}
+	errs := <-done
+	t.Logf("%d connections killed; the workload saw errors %v", killed, errs)
+	if killed == 0 {
+		t.Error("no pooled connection was killed")
+	}
+	recovers(t, e)
+}
+
 // An ack is a vote that Vote returned nil for.
 type ack struct {
 	user, id string
@@ -375,7 +278,9 @@ func TestAcknowledgedVotesSurviveACrash(t *testing.T) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
-func TestScriptFlushOnARealServer(t *testing.T) {
+// TestEveryCallSurvivesAScriptFlush: on a server of the test's own, every
+// call works right after SCRIPT FLUSH has dropped the library's scripts.
+func TestEveryCallSurvivesAScriptFlush(t *testing.T) {
 	srv := startServer(t)
 	e := newEnvPool(t, srv.pool(), "")
 	id := e.post("alice", "flushed", "news")
@@ -388,28 +293,6 @@ func TestScriptFlushOnARealServer(t *testing.T) {
 		}
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-func TestClientKillMidRun(t *testing.T) {
-	srv := startServer(t)
-	e := newEnvPool(t, srv.pool(), "")
-	done := make(chan map[string]int)
-	go func() { done <- workload(e.store, 11, 8, 300, 5*time.Second) }()
-	var killed int64
-	for i := 0; i < 5; i++ {
-		time.Sleep(50 * time.Millisecond)
-		n, err := redis.Int64(srv.admin("CLIENT", "KILL", "TYPE", "normal"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		killed += n
-	}
-	errs := <-done
-	t.Logf("%d connections killed; the workload saw errors %v", killed, errs)
-	if killed == 0 {
-		t.Error("no pooled connection was killed")
-	}
-	recovers(t, e)
 }
 
 func TestPasswordComesFromTheDialOptions(t *testing.T) {

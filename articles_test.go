@@ -1,0 +1,248 @@
+package voting_test
+
+// Tests of posting and reading articles (articles.go): the book's layout
+// they are stored in, the book's own data, fractional times and large ids.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+)
+
+func TestPostArticleWritesTheBookLayout(t *testing.T) {
+	e := newEnv(t)
+	id, err := e.store.PostArticle(ctx, "alice", "Redis in Action", "https://example.com/ria", "redis", "books")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != "1" {
+		t.Errorf("first id = %q, want 1", id)
+	}
+	now := unix(start)
+	member := e.article("1")
+	if got := e.str("GET", e.key("article:")); got != "1" {
+		t.Errorf("counter = %q, want 1", got)
+	}
+	wantHash := map[string]string{
+		"title": "Redis in Action", "link": "https://example.com/ria", "poster": "alice",
+		"time": strconv.FormatInt(start.Unix(), 10), "votes": "1",
+	}
+	if got := e.hash(member); !reflect.DeepEqual(got, wantHash) {
+		t.Errorf("hash = %v, want %v", got, wantHash)
+	}
+	if got, want := e.zset(e.key("score:")), []string{fmt.Sprintf("%s=%d", member, int64(now)+432)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("score: = %v, want %v", got, want)
+	}
+	if got, want := e.zset(e.key("time:")), []string{fmt.Sprintf("%s=%d", member, int64(now))}; !reflect.DeepEqual(got, want) {
+		t.Errorf("time: = %v, want %v", got, want)
+	}
+	if got := e.strs("SMEMBERS", e.key("voted:1")); !reflect.DeepEqual(got, []string{"alice"}) {
+		t.Errorf("voted:1 = %v, want [alice]", got)
+	}
+	if ttl := e.pttl(e.key("voted:1")); ttl > voting.DefaultCutoff || ttl < voting.DefaultCutoff-5*time.Second {
+		t.Errorf("voted:1 TTL = %v, want the cutoff %v", ttl, voting.DefaultCutoff)
+	}
+	for _, g := range []string{"redis", "books"} {
+		if got := e.strs("SMEMBERS", e.key("group:"+g)); !reflect.DeepEqual(got, []string{member}) {
+			t.Errorf("group:%s = %v, want [%s]", g, got, member)
+		}
+	}
+	// The book's keys, and this library's record of the article's groups
+	// and set of the namespace's group names.
+	if got := e.strs("SMEMBERS", e.key("groups:1")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
+		t.Errorf("groups:1 = %v, want [books redis]", got)
+	}
+	if got := e.strs("SMEMBERS", e.key("groupnames:")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
+		t.Errorf("groupnames: = %v, want [books redis]", got)
+	}
+	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groupnames:", "groups:1", "score:", "time:", "voted:1"}
+	for i := range wantKeys {
+		wantKeys[i] = e.key(wantKeys[i])
+	}
+	if got := e.keys(); !reflect.DeepEqual(got, wantKeys) {
+		t.Errorf("keys = %v, want %v", got, wantKeys)
+	}
+
+	e.advance(90 * time.Second)
+	id, err = e.store.PostArticle(ctx, "bob", "Second", "http://example.com/2")
+	if err != nil || id != "2" {
+		t.Fatalf("second PostArticle = %q, %v; want 2", id, err)
+	}
+	if got := e.zscore(e.key("time:"), e.article("2")); got != now+90 {
+		t.Errorf("second time = %v, want %v", got, now+90)
+	}
+}
+
+func TestPostArticleKeepsFractionalTime(t *testing.T) {
+	e := newEnv(t)
+	e.clock.set(time.Unix(1795304999, 330980000))
+	id := e.post("alice", "fractional")
+	if got := e.hash(e.article(id))["time"]; got != "1795304999.33098" {
+		t.Errorf("time = %q, want 1795304999.33098", got)
+	}
+	if got := e.zscore(e.key("score:"), e.article(id)); got != 1795304999.33098+432 {
+		t.Errorf("score = %v, want %v", got, 1795304999.33098+432)
+	}
+	a, err := e.store.Article(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Unix(1795304999, 330980000).UTC(); !a.Posted.Equal(want) {
+		t.Errorf("Posted = %v, want %v", a.Posted, want)
+	}
+}
+
+// TestPostArticleStoresFractionalTimesExactly: a fractional posting time is
+// written exactly, before 1970 too (not a second early, "-1.75" for -0.25),
+// and reads back as the time it was posted at.
+func TestPostArticleStoresFractionalTimesExactly(t *testing.T) {
+	tests := []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Unix(-14182940, 500_000_000), "-14182939.5"},
+		{time.Unix(-1, 750_000_000), "-0.25"},
+		{time.Unix(-2, 999_999_000), "-1.000001"},
+		{time.Unix(0, 500_000_000), "0.5"},
+		{time.Unix(1795305600, 123_456_000), "1795305600.123456"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			e := newEnv(t)
+			e.clock.set(tt.at)
+			id := e.post("alice", "when")
+			member := e.article(id)
+			if got := e.hash(member)["time"]; got != tt.want {
+				t.Errorf("time = %q, want %q", got, tt.want)
+			}
+			a, err := e.store.Article(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Posted.Equal(tt.at) {
+				t.Errorf("Posted = %v, want %v", a.Posted, tt.at.UTC())
+			}
+			posted, _ := strconv.ParseFloat(tt.want, 64)
+			if got := e.zscore(e.key("time:"), member); got != posted {
+				t.Errorf("time: = %v, want %v", got, posted)
+			}
+			if got := e.zscore(e.key("score:"), member); got != posted+voting.DefaultVoteWeight {
+				t.Errorf("score: = %v, want %v", got, posted+voting.DefaultVoteWeight)
+			}
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+		})
+	}
+}
+
+// TestPostArticleKeepsLargeIdsExact: ids past 2^53, up to the largest
+// int64, are kept exact, not rounded as INCR's reply read as a Lua number
+// would be, nor the largest turned negative; a post past the largest id
+// fails and writes nothing.
+func TestPostArticleKeepsLargeIdsExact(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct{ counter, want string }{
+		{"9007199254740992", "9007199254740993"}, // 2^53: the next id is odd
+		{"9007199254740993", "9007199254740994"},
+		{"9223372036854775806", "9223372036854775807"}, // the largest int64
+	} {
+		e.do("SET", e.key("article:"), tt.counter)
+		id, err := e.store.PostArticle(ctx, "alice", "big", "https://example.com/big")
+		if err != nil || id != tt.want {
+			t.Errorf("PostArticle after %s = %q, %v; want %s", tt.counter, id, err, tt.want)
+			continue
+		}
+		if got := e.str("GET", e.key("article:")); got != tt.want {
+			t.Errorf("counter = %s, want %s", got, tt.want)
+		}
+		if got := e.hash(e.article(tt.want)); got["title"] != "big" || got["votes"] != "1" {
+			t.Errorf("article:%s = %v, want the new article", tt.want, got)
+		}
+		a, err := e.store.Article(ctx, tt.want)
+		if err != nil || a.ID != tt.want || a.Title != "big" || a.Votes != 1 {
+			t.Errorf("Article(%s) = %+v, %v", tt.want, a, err)
+		}
+	}
+	// The counter is at the largest id: no more articles.
+	before := e.dump()
+	if id, err := e.store.PostArticle(ctx, "alice", "one too many", "https://example.com/more"); err == nil {
+		t.Errorf("PostArticle past the largest id = %q, want an error", id)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("PostArticle past the largest id wrote:\nbefore %s\nafter  %s", before, after)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+func TestPostArticleRefusesATakenID(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "one")
+	e.do("SET", e.key("article:"), 0) // the counter was reset
+	if _, err := e.store.PostArticle(ctx, "bob", "clash", "https://example.com/"); err == nil {
+		t.Fatal("PostArticle over an existing article succeeded")
+	}
+	if got := e.hash(e.article("1"))["poster"]; got != "alice" {
+		t.Errorf("article 1's poster = %q, want alice", got)
+	}
+}
+
+func TestArticle(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "read me")
+	e.vote("bob", id, voting.Down)
+	e.vote("carol", id, voting.Up)
+	a, err := e.store.Article(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := voting.Article{
+		ID: id, Title: "read me", Link: "https://example.com/read-me", Poster: "alice",
+		Posted: start, Score: unix(start) + 432, Votes: 2, Downvotes: 1,
+	}
+	if a != want {
+		t.Errorf("Article = %+v, want %+v", a, want)
+	}
+	if _, err := e.store.Article(ctx, "2"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Article(2) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestServesTheBooksData(t *testing.T) {
+	e := newEnv(t)
+	now := unix(start) - 0.6690195 // time.time() as the book would store it
+	e.bookPost("1", "user:83271", now)
+	e.do("SADD", e.key("group:programming"), e.article("1"))
+
+	a, err := e.store.Article(ctx, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Score != now+432 || a.Votes != 1 || a.Downvotes != 0 || a.Poster != "user:83271" {
+		t.Errorf("Article = %+v", a)
+	}
+	if want := time.Unix(1795305599, 330981000).UTC(); !a.Posted.Equal(want) {
+		t.Errorf("Posted = %v, want %v", a.Posted, want)
+	}
+	e.vote("user:1", "1", voting.Up)
+	e.vote("user:2", "1", voting.Down)
+	e.vote("user:2", "1", voting.Up)
+	if got, want := e.zscore(e.key("score:"), e.article("1")), now+3*432; math.Abs(got-want) > 1e-6 {
+		t.Errorf("score = %v, want %v", got, want)
+	}
+	if got := e.hash(e.article("1"))["votes"]; got != "3" {
+		t.Errorf("votes = %q, want 3", got)
+	}
+	articles, err := e.store.GetGroupArticles(ctx, "programming", 1, voting.ByTime)
+	if err != nil || len(articles) != 1 || articles[0].ID != "1" {
+		t.Errorf("group listing = %v, %v", articles, err)
+	}
+	// Our next article takes the book's counter on.
+	if id := e.post("alice", "ours"); id != "2" {
+		t.Errorf("next id = %s, want 2", id)
+	}
+}

@@ -1,0 +1,194 @@
+package voting_test
+
+// Tests of the site's listings and counts (listings.go): pages in order,
+// articles gone or unreadable left out, and counts equal to the listings.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+)
+
+func TestGetArticles(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(10))
+	ids := postMany(e, 23)
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		want := e.expectedOrder(ids, order)
+		var got []string
+		for page := 1; page <= 4; page++ {
+			articles, err := e.store.GetArticles(ctx, page, order)
+			if err != nil {
+				t.Fatalf("GetArticles(%d, %v): %v", page, order, err)
+			}
+			wantLen := []int{10, 10, 3, 0}[page-1]
+			if len(articles) != wantLen {
+				t.Errorf("%v page %d has %d articles, want %d", order, page, len(articles), wantLen)
+			}
+			for _, a := range articles {
+				want, err := e.store.Article(ctx, a.ID)
+				if err != nil || a != want {
+					t.Errorf("listed %+v, Article gives %+v, %v", a, want, err)
+				}
+			}
+			got = append(got, idsOf(articles)...)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v order = %v, want %v", order, got, want)
+		}
+	}
+	// Newest first by time: the last posted leads.
+	articles, _ := e.store.GetArticles(ctx, 1, voting.ByTime)
+	if articles[0].ID != ids[len(ids)-1] {
+		t.Errorf("newest = %s, want %s", articles[0].ID, ids[len(ids)-1])
+	}
+}
+
+func TestGetArticlesOnEmptyStore(t *testing.T) {
+	e := newEnv(t)
+	articles, err := e.store.GetArticles(ctx, 1, voting.ByScore)
+	if err != nil || len(articles) != 0 {
+		t.Errorf("GetArticles on nothing = %v, %v; want none", articles, err)
+	}
+	if articles == nil {
+		t.Error("GetArticles gave a nil slice; want an empty one")
+	}
+}
+
+func TestGetArticlesSkipsGoneArticles(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "kept")
+	e.advance(time.Second)
+	b := e.post("alice", "hash gone")
+	e.do("DEL", e.article(b))
+	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+		articles, err := e.store.GetArticles(ctx, 1, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := idsOf(articles); !reflect.DeepEqual(got, []string{a}) {
+			t.Errorf("%v listing = %v, want [%s]", order, got, a)
+		}
+	}
+	if _, err := e.store.Article(ctx, b); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Article of a deleted hash = %v, want ErrNotFound", err)
+	}
+	if err := e.store.Vote(ctx, "bob", b, voting.Up); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Vote on a deleted hash = %v, want ErrNotFound", err)
+	}
+	if e.exists(e.article(b)) {
+		t.Error("a vote on a deleted article wrote its hash again")
+	}
+}
+
+// TestOneBadRecordDoesNotBreakListings: a field that does not parse in one
+// article's hash leaves that article out of every listing, the site's and
+// its group's, which list the rest; Article reports ErrCorrupt naming the
+// field, and a vote on it is refused the same way, not with a raw Lua
+// error, writing nothing.
+func TestOneBadRecordDoesNotBreakListings(t *testing.T) {
+	for _, field := range []string{"time", "votes"} {
+		t.Run(field, func(t *testing.T) {
+			e := newEnv(t)
+			var ids []string
+			for i := 1; i <= 3; i++ {
+				e.advance(time.Minute)
+				ids = append(ids, e.post("alice", fmt.Sprintf("article %d", i), "g"))
+			}
+			e.vote("bob", ids[0], voting.Up) // by score 1, 3; by time 3, 1
+			member := e.article("2")
+			old := e.hash(member)[field]
+			e.do("HSET", member, field, "abc")
+
+			want := map[voting.Order][]string{voting.ByScore: {"1", "3"}, voting.ByTime: {"3", "1"}}
+			for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
+				got, err := e.store.GetArticles(ctx, 1, order)
+				if err != nil || !reflect.DeepEqual(idsOf(got), want[order]) {
+					t.Errorf("GetArticles %v = %v, %v; want %v", order, idsOf(got), err, want[order])
+				}
+				got, err = e.store.GetGroupArticles(ctx, "g", 1, order)
+				if err != nil || !reflect.DeepEqual(idsOf(got), want[order]) {
+					t.Errorf("GetGroupArticles %v = %v, %v; want %v", order, idsOf(got), err, want[order])
+				}
+			}
+			_, err := e.store.Article(ctx, "2")
+			switch {
+			case !errors.Is(err, voting.ErrCorrupt):
+				t.Errorf("Article(2) = %v, want ErrCorrupt", err)
+			case !strings.Contains(err.Error(), field):
+				t.Errorf("Article(2): error %q does not name %s", err, field)
+			}
+			before := e.dump()
+			err = e.store.Vote(ctx, "bob", "2", voting.Up)
+			switch {
+			case !errors.Is(err, voting.ErrCorrupt):
+				t.Errorf("Vote on 2 = %v, want ErrCorrupt", err)
+			case !strings.Contains(err.Error(), field):
+				t.Errorf("Vote on 2: error %q does not name %s", err, field)
+			case strings.Contains(err.Error(), "user_script") || strings.Contains(err.Error(), "script:"):
+				t.Errorf("Vote on 2: error %q is a raw Lua error", err)
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("Vote on a bad record wrote:\nbefore %s\nafter  %s", before, after)
+			}
+			e.do("HSET", member, field, old)
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+		})
+	}
+}
+
+// TestCountsEqualTheListings: after posts, votes and group changes over a
+// year of simulated time, each count equals the length of its listing, for
+// every kept order (windows included), site and group, live or not.
+func TestCountsEqualTheListings(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			opts := []voting.Option{voting.WithOrders(extraOrders...), voting.WithPageSize(3), voting.WithGroupCacheTTL(0)}
+			if live {
+				opts = append(opts, voting.WithLiveGroups())
+			}
+			e := newEnv(t, opts...)
+			s := newSite(t, e)
+			rng := rand.New(rand.NewSource(13))
+			groups := []string{"go", "redis"}
+			var ids []string
+			check := func(what string) {
+				t.Helper()
+				for _, o := range e.store.Orders() {
+					n, err := e.store.CountArticles(ctx, o)
+					if want := len(listAll(t, e.store, "", o)); err != nil || n != int64(want) {
+						t.Fatalf("%s: CountArticles(%v) = %d, %v; the listing holds %d", what, o, n, err, want)
+					}
+					for _, g := range groups {
+						n, err := e.store.CountGroupArticles(ctx, g, o)
+						if _, isWindow := windows[o]; !live && isWindow {
+							if !errors.Is(err, voting.ErrInvalid) {
+								t.Fatalf("%s: CountGroupArticles(%s, %v) without live groups: %d, %v; want ErrInvalid", what, g, o, n, err)
+							}
+							continue
+						}
+						if want := len(listAll(t, e.store, g, o)); err != nil || n != int64(want) {
+							t.Fatalf("%s: CountGroupArticles(%s, %v) = %d, %v; the listing holds %d", what, g, o, n, err, want)
+						}
+					}
+				}
+			}
+			for i := range 40 {
+				e.advance(randomDuration(rng, 5*24*time.Hour))
+				if len(ids) == 0 || rng.Intn(3) > 0 {
+					ids = append(ids, s.post("poster", randomGroups(rng, groups)...))
+				} else {
+					s.randomVotes(rng, e.store, ids, 3)
+				}
+				check(fmt.Sprintf("step %d", i))
+			}
+			e.advance(400 * 24 * time.Hour)
+			check("a year on")
+		})
+	}
+}

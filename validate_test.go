@@ -1,0 +1,171 @@
+package voting_test
+
+// Tests of the input rules (validate.go): bad input of every method is
+// refused with ErrInvalid and writes nothing; good input at the limits is
+// taken.
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+)
+
+func TestBadInputWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "target", "news")
+	long := strings.Repeat("x", 301)
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"empty poster", func() error { _, err := e.store.PostArticle(ctx, "", "t", "https://a.example/"); return err }},
+		{"long poster", func() error {
+			_, err := e.store.PostArticle(ctx, strings.Repeat("p", 101), "t", "https://a.example/")
+			return err
+		}},
+		{"empty title", func() error { _, err := e.store.PostArticle(ctx, "p", "", "https://a.example/"); return err }},
+		{"blank title", func() error { _, err := e.store.PostArticle(ctx, "p", "   ", "https://a.example/"); return err }},
+		{"long title", func() error { _, err := e.store.PostArticle(ctx, "p", long, "https://a.example/"); return err }},
+		{"title with control", func() error { _, err := e.store.PostArticle(ctx, "p", "a\x00b", "https://a.example/"); return err }},
+		{"title not UTF-8", func() error { _, err := e.store.PostArticle(ctx, "p", "a\xffb", "https://a.example/"); return err }},
+		{"relative link", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "/path"); return err }},
+		{"ftp link", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "ftp://a.example/"); return err }},
+		{"javascript link", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "javascript:alert(1)"); return err }},
+		{"link without host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https:///x"); return err }},
+		{"link with space", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "https://a.example/a b"); return err }},
+		{"link whose :// is in its fragment", func() error {
+			_, err := e.store.PostArticle(ctx, "p", "t", "http:#://example.com")
+			return err
+		}},
+		{"link with only a port", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://:80/"); return err }},
+		{"link with two ports", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a.example:80:80/"); return err }},
+		{"link with brackets in the host", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://a<b>/"); return err }},
+		{"link with an IPv4 in brackets", func() error { _, err := e.store.PostArticle(ctx, "p", "t", "http://[1.2.3.4]/"); return err }},
+		{"bad group on post", func() error {
+			_, err := e.store.PostArticle(ctx, "p", "t", "https://a.example/", "ok", "{x}")
+			return err
+		}},
+		{"empty user", func() error { return e.store.Vote(ctx, "", id, voting.Up) }},
+		{"user with newline", func() error { return e.store.Vote(ctx, "bob\n", id, voting.Up) }},
+		{"user with trailing space", func() error { return e.store.Vote(ctx, "bob ", id, voting.Up) }},
+		{"id 0", func() error { return e.store.Vote(ctx, "bob", "0", voting.Up) }},
+		{"id -1", func() error { return e.store.Vote(ctx, "bob", "-1", voting.Up) }},
+		{"id 1e3", func() error { return e.store.Vote(ctx, "bob", "1e3", voting.Up) }},
+		{"id with space", func() error { return e.store.Vote(ctx, "bob", id+" ", voting.Up) }},
+		{"id with key name", func() error { return e.store.Vote(ctx, "bob", "article:"+id, voting.Up) }},
+		{"id with leading zero", func() error { return e.store.Vote(ctx, "bob", "0"+id, voting.Up) }},
+		{"unknown direction", func() error { return e.store.Vote(ctx, "bob", id, voting.Direction(7)) }},
+		{"Article bad id", func() error { _, err := e.store.Article(ctx, "x"); return err }},
+		{"page 0", func() error { _, err := e.store.GetArticles(ctx, 0, voting.ByScore); return err }},
+		{"page -1", func() error { _, err := e.store.GetArticles(ctx, -1, voting.ByTime); return err }},
+		{"unknown order", func() error { _, err := e.store.GetArticles(ctx, 1, voting.Order(5)); return err }},
+		{"group page 0", func() error { _, err := e.store.GetGroupArticles(ctx, "news", 0, voting.ByScore); return err }},
+		{"empty group name", func() error { _, err := e.store.GetGroupArticles(ctx, "", 1, voting.ByScore); return err }},
+		{"group with brace", func() error { return e.store.AddToGroups(ctx, id, "{news}") }},
+		{"group with colon", func() error { return e.store.AddToGroups(ctx, id, "a:b") }},
+		{"group with star", func() error { return e.store.AddToGroups(ctx, id, "news*") }},
+		{"group with space", func() error { return e.store.AddToGroups(ctx, id, "big news") }},
+		{"long group", func() error { return e.store.AddToGroups(ctx, id, strings.Repeat("g", 65)) }},
+		{"no groups to add", func() error { return e.store.AddToGroups(ctx, id) }},
+		{"no groups to remove", func() error { return e.store.RemoveFromGroups(ctx, id) }},
+		{"remove bad group", func() error { return e.store.RemoveFromGroups(ctx, id, "news", "") }},
+		{"UserVotes bad user", func() error { _, err := e.store.UserVotes(ctx, "", id); return err }},
+		{"UserVotes bad id", func() error { _, err := e.store.UserVotes(ctx, "bob", id, "7x"); return err }},
+	}
+	before := e.dump()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			if !errors.Is(err, voting.ErrInvalid) {
+				t.Fatalf("error = %v, want one wrapping ErrInvalid", err)
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("bad input wrote:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+func TestGoodEdgeInput(t *testing.T) {
+	e := newEnv(t)
+	title := strings.Repeat("é", voting.MaxTitleLen)
+	group := strings.Repeat("ü", voting.MaxGroupLen)
+	id, err := e.store.PostArticle(ctx, "Ünïcode user", title, "HTTPS://example.com:8443/a?b=c#d", group, "a-b_c.d")
+	if err != nil {
+		t.Fatalf("PostArticle at the limits: %v", err)
+	}
+	a, err := e.store.Article(ctx, id)
+	if err != nil || a.Title != title {
+		t.Errorf("Article = %+v, %v", a, err)
+	}
+	articles, err := e.store.GetGroupArticles(ctx, group, 1, voting.ByScore)
+	if err != nil || len(articles) != 1 {
+		t.Errorf("group at the length limit = %v, %v", articles, err)
+	}
+	// A page so far past the end that its offset overflows is still just
+	// past the end.
+	if articles, err := e.store.GetArticles(ctx, math.MaxInt, voting.ByTime); err != nil || articles == nil || len(articles) != 0 {
+		t.Errorf("GetArticles(MaxInt) = %v, %v; want an empty page", articles, err)
+	}
+	if articles, err := e.store.GetGroupArticles(ctx, group, math.MaxInt, voting.ByScore); err != nil || articles == nil || len(articles) != 0 {
+		t.Errorf("GetGroupArticles(MaxInt) = %v, %v; want an empty page", articles, err)
+	}
+	for _, link := range []string{"http://[::1]:8080/", "https://[fe80::1%25eth0]/", "http://xn--bcher-kva.example/", "http://b%C3%BCcher.example/"} {
+		if _, err := e.store.PostArticle(ctx, "p", "t", link); err != nil {
+			t.Errorf("PostArticle with link %q: %v", link, err)
+		}
+	}
+}
+
+// TestDeleteCountsAndHistoryRefuseBadInput: DeleteArticle, CountArticles,
+// CountGroupArticles, UserHistory and WithUserHistory refuse bad input with
+// ErrInvalid, writing nothing.
+func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
+	for _, d := range []time.Duration{-time.Second, time.Millisecond, 999 * time.Millisecond} {
+		if _, err := voting.New(newEnv(t).pool, voting.WithUserHistory(d)); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("WithUserHistory(%v): %v, want ErrInvalid", d, err)
+		}
+	}
+	e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithOrders(voting.TopDay))
+	id := e.post("alice", "a", "go")
+	e.vote("bob", id, voting.Up)
+	noHistory, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.dump()
+	long := strings.Repeat("x", voting.MaxUserLen+1)
+	for what, call := range map[string]func() error{
+		"DeleteArticle empty id":   func() error { return e.store.DeleteArticle(ctx, "") },
+		"DeleteArticle bad id":     func() error { return e.store.DeleteArticle(ctx, "1 OR 2") },
+		"DeleteArticle leading 0":  func() error { return e.store.DeleteArticle(ctx, "0"+id) },
+		"CountArticles unkept":     func() error { _, err := e.store.CountArticles(ctx, voting.ByVotes); return err },
+		"CountArticles no order":   func() error { _, err := e.store.CountArticles(ctx, voting.Order(99)); return err },
+		"CountGroupArticles group": func() error { _, err := e.store.CountGroupArticles(ctx, "", voting.ByScore); return err },
+		"CountGroupArticles brace": func() error { _, err := e.store.CountGroupArticles(ctx, "{x}", voting.ByScore); return err },
+		"CountGroupArticles unkept": func() error {
+			_, err := e.store.CountGroupArticles(ctx, "go", voting.TopWeek)
+			return err
+		},
+		"CountGroupArticles window without live": func() error {
+			_, err := e.store.CountGroupArticles(ctx, "go", voting.TopDay)
+			return err
+		},
+		"UserHistory empty user": func() error { _, err := e.store.UserHistory(ctx, "", 1); return err },
+		"UserHistory long user":  func() error { _, err := e.store.UserHistory(ctx, long, 1); return err },
+		"UserHistory page 0":     func() error { _, err := e.store.UserHistory(ctx, "bob", 0); return err },
+		"UserHistory page -1":    func() error { _, err := e.store.UserHistory(ctx, "bob", -1); return err },
+		"UserHistory off":        func() error { _, err := noHistory.UserHistory(ctx, "bob", 1); return err },
+	} {
+		if err := call(); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", what, err)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("refused calls wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
