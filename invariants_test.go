@@ -170,17 +170,9 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			if isWindow && a.posted <= after {
 				fail("%s holds %s, posted at %v, at or before its mark %v", index, member, a.posted, after)
 			}
-			want := float64(a.up - a.down)
-			switch order {
-			case voting.ByScore:
-				want = a.score
-			case voting.ByTime:
-				want = a.posted
-			case voting.ByControversy:
-				want = controversy(a.up, a.down)
-			}
 			got, _ := strconv.ParseFloat(value, 64)
-			if order == voting.ByControversy && !nearly(got, want) || order != voting.ByControversy && got != want {
+			if !voting.IndexValueMatches(order, got, a.posted, float64(a.up), float64(a.down), a.score) {
+				want := voting.IndexValue(order, a.posted, float64(a.up), float64(a.down), a.score)
 				fail("%s gives %s %v, want %v (%d up, %d down)", index, member, got, want, a.up, a.down)
 			}
 		}

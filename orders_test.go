@@ -20,8 +20,8 @@ import (
 	"github.com/articlevote/voting"
 )
 
-// extraOrders are the orders beyond ByScore and ByTime.
-var extraOrders = []voting.Order{voting.ByVotes, voting.ByControversy, voting.TopDay, voting.TopWeek, voting.TopMonth, voting.TopYear}
+// extraOrders are the orders beyond ByScore and ByTime, the first two.
+var extraOrders = voting.Orders()[2:]
 
 // windows are the top-of-window orders and their windows.
 var windows = map[voting.Order]time.Duration{
@@ -41,31 +41,15 @@ type rankedArticle struct {
 	groups map[string]bool
 }
 
-// controversy is Reddit's, written here from its definition.
-func controversy(u, d int64) float64 {
-	if u == 0 || d == 0 {
-		return 0
-	}
-	lo, hi := float64(min(u, d)), float64(max(u, d))
-	return math.Pow(float64(u+d), lo/hi)
-}
-
-// key is what order sorts a by, highest first, and whether a belongs in
-// its listing at now at all.
+// key is what order sorts a by, highest first (voting.IndexValue, the tests'
+// one model of an index's value), and whether a belongs in its listing at
+// now at all: a window's holds only articles posted less than the window
+// ago.
 func (a rankedArticle) key(order voting.Order, now time.Time, weight float64) (float64, bool) {
-	net := float64(a.up - a.down)
-	switch order {
-	case voting.ByScore:
-		return float64(a.posted.UnixMicro())/1e6 + weight*net, true
-	case voting.ByTime:
-		return float64(a.posted.UnixMicro()) / 1e6, true
-	case voting.ByVotes:
-		return net, true
-	case voting.ByControversy:
-		return controversy(a.up, a.down), true
-	}
-	// Posted within the window: less than the window ago.
-	return net, now.Sub(a.posted) < windows[order]
+	posted := float64(a.posted.UnixMicro()) / 1e6
+	value := voting.IndexValue(order, posted, float64(a.up), float64(a.down), posted+weight*float64(a.up-a.down))
+	window, isWindow := windows[order]
+	return value, !isWindow || now.Sub(a.posted) < window
 }
 
 // nearly reports whether two keys are equal but for rounding: controversy

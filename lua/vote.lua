@@ -134,27 +134,33 @@ end
 -- The entries that move: for each kept order whose value changes, its
 -- site index and its live index in each of the article's groups. They are
 -- the first writes, through the journal, since no read has proven them.
-local groups = {}
+local groups -- the article's groups, with live groups (none is nil: no table to make)
 if record then
 	groups, bad = recorded(record)
 	if bad then
 		return bad
 	end
+	if #groups == 0 then
+		groups = nil
+	end
 end
-local texts = {} -- each new value written once: net votes are many orders'
+local texts -- each new value as written, once: net votes are many orders'
 for i = 1, n do
 	local kind, index = ARGV[kindAt + i], KEYS[indexAt + i]
 	local old = value(kind, posted, ups, downs, score)
 	local new = value(kind, posted, ups + up, downs + down, newScore)
 	-- byScore moves last, by the score's change: a read has proven it.
-	if new ~= old and (index ~= byScore or #groups > 0) then
+	if new ~= old and (index ~= byScore or groups) then
+		texts = texts or {}
 		local text = texts[new] or number(new)
 		texts[new] = text
 		if index ~= byScore then
 			bad = move(index, member, text, old)
 		end
-		for _, name in ipairs(groups) do
-			bad = bad or move(livePrefix .. ARGV[keyAt + i] .. name, member, text, old)
+		if groups then
+			for _, name in ipairs(groups) do
+				bad = bad or move(livePrefix .. ARGV[keyAt + i] .. name, member, text, old)
+			end
 		end
 		if bad then
 			return bad
