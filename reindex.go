@@ -392,9 +392,12 @@ func (s *Store) reindexGroupCall(run, name string) (call, error) {
 		}
 	}
 	var c call
-	c.key(k.groupSet(name), k.scoreIndex(), k.trimmedHash(), k.groupNames(), k.reindexProgress())
+	c.key(k.groupSet(name), k.scoreIndex(), k.timeIndex(), k.trimmedHash(), k.groupNames(), k.reindexProgress())
+	for _, o := range live {
+		c.key(k.index(o))
+	}
 	c.arg(run, name, s.groupBatch(), k.articlePrefix(), k.recordPrefix(), livePrefix)
-	orderList(&c, live, now, orderKey, orderKind, orderWindow, orderCut)
+	orderList(&c, live, now, orderKey, orderWindow, orderCut)
 	return c, nil
 }
 

@@ -2,21 +2,23 @@
 -- few of the set's members from a cursor and adds the group's name to the
 -- record of each that is an article of the namespace, for articles the
 -- book's code put in groups; with live groups it also sets each one's entry
--- in the group's live index of each kept order to value() of its counters
--- (a window's index takes only articles posted after both its mark and its
--- cut). A member whose article is gone (no hash and no score: deleted
--- before its record named this group) leaves the group; a group left empty
--- leaves the set of group names. Members that are not articles of the
--- namespace are skipped and counted.
+-- in the group's live index of each kept order to its entry in the site's
+-- index of that order, which holds value() of its counters (one the site's
+-- index lacks stays out, and a window's index takes only articles posted
+-- after both its mark and its cut). A member whose article is gone (no hash
+-- and no score: deleted before its record named this group) leaves the
+-- group; a group left empty leaves the set of group names. Members that are
+-- not articles of the namespace are skipped and counted.
 --
--- KEYS: group, byScore, trimmed, registry, progress
+-- KEYS: group, byScore, byTime, trimmed, registry, progress, orders[].index
 -- ARGV: run, name, count, articlePrefix, recordPrefix,
---       livePrefix ('' without live groups), orders[]: key, kind,
+--       livePrefix ('' without live groups), orders[]: key,
 --       window ('' for none), cut ('' for none)
 --
--- orders are, with live groups, the kept orders (none without them). The
--- records' and the live indexes' keys are made here from their prefixes:
--- with the namespace's prefix they share its Redis Cluster slot.
+-- orders are, with live groups, the kept orders (none without them), with
+-- their site indexes. The records' and the live indexes' keys are made here
+-- from their prefixes: with the namespace's prefix they share its Redis
+-- Cluster slot.
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step goes on
 -- from the cursor it holds for the group, if it is the group being walked
@@ -27,11 +29,12 @@
 -- the scan is done), the records written, and the run's counts of members
 -- skipped, groups done and steps.
 
-local group, byScore, trimmed, registry, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local group, byScore, byTime, trimmed, registry, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local run, name, scanCount = ARGV[1], ARGV[2], ARGV[3]
 local articlePrefix, recordPrefix, livePrefix = ARGV[4], ARGV[5], ARGV[6]
-local orders, a = columns(7, 'key', 'kind', 'window', 'cut')
-sent(5, a - 1)
+local orders, a = columns(7, 'key', 'window', 'cut')
+orders.index = {unpack(KEYS, 7, 6 + orders.n)}
+sent(6 + orders.n, a - 1)
 
 local state, bad = try('HMGET', progress, 'run', 'group', 'sscan', 'last')
 if bad then
@@ -55,51 +58,52 @@ _, bad = try('SISMEMBER', registry, name)
 if bad then
 	return bad
 end
-local members, recordKeys, gone, skipped = {}, {}, {}, 0
+-- The articles among the members: an id after the namespace's prefix;
+-- with a hash or a score (else gone).
+local candidates, skipped = {}, 0
 for _, member in ipairs(scanned[2]) do
 	local id = string.sub(member, #articlePrefix + 1)
 	if string.sub(member, 1, #articlePrefix) == articlePrefix and string.match(id, '^[1-9]%d*$') and #id <= 19 then
-		local fields
-		fields, bad = try('HMGET', member, 'time', 'votes', 'downvotes')
-		if bad then
-			return bad
-		end
-		local score
-		score, bad = try('ZSCORE', byScore, member)
-		if bad then
-			return bad
-		end
-		if fields[1] or score then
-			local record = recordPrefix .. id
-			_, bad = try('SISMEMBER', record, name)
-			if bad then
-				return bad
-			end
-			members[#members + 1] = {member = member, fields = fields, score = score}
-			recordKeys[#recordKeys + 1] = record
-		else
-			gone[#gone + 1] = member
-		end
+		candidates[#candidates + 1] = member
 	else
 		skipped = skipped + 1
 	end
 end
+local members, recordKeys, gone, scores = {}, {}, {}, {}
+if #candidates > 0 then
+	local found
+	found, bad = try('ZMSCORE', byScore, unpack(candidates))
+	if bad then
+		return bad
+	end
+	for i, member in ipairs(candidates) do
+		if found[i] or redis.call('EXISTS', member) == 1 then
+			local record = recordPrefix .. string.sub(member, #articlePrefix + 1)
+			_, bad = try('SISMEMBER', record, name)
+			if bad then
+				return bad
+			end
+			members[#members + 1], scores[#members + 1] = member, found[i]
+			recordKeys[#recordKeys + 1] = record
+		else
+			gone[#gone + 1] = member
+		end
+	end
+end
 
--- With live groups: each live index's entries, and first marks for empty
--- windows, as a post gives.
+-- With live groups: each live index's entries, copied from the site's
+-- index of its order, and first marks for empty windows, as a post gives.
 local entries, newMarks = {}, {}
 if orders.n > 0 and #members > 0 then
-	local live, empty, fields = {}, {}, {}
-	for i, key in ipairs(orders.key) do
-		live[i] = livePrefix .. key .. name
-		local size
-		size, bad = try('ZCARD', live[i])
-		if bad then
-			return bad
-		end
-		empty[i] = size == 0
-		if orders.window[i] ~= '' then
-			fields[#fields + 1] = markField(orders.window[i], name)
+	local posted
+	posted, bad = try('ZMSCORE', byTime, unpack(members))
+	if bad then
+		return bad
+	end
+	local fields = {}
+	for _, window in ipairs(orders.window) do
+		if window ~= '' then
+			fields[#fields + 1] = markField(window, name)
 		end
 	end
 	local marked
@@ -107,28 +111,38 @@ if orders.n > 0 and #members > 0 then
 	if bad then
 		return bad
 	end
-	for i, kind in ipairs(orders.kind) do
+	for i, index in ipairs(orders.index) do
+		local live = livePrefix .. orders.key[i] .. name
+		local size
+		size, bad = try('ZCARD', live)
+		if bad then
+			return bad
+		end
+		local values
+		values, bad = try('ZMSCORE', index, unpack(members))
+		if bad then
+			return bad
+		end
 		local after
 		if orders.window[i] ~= '' then
 			local field, cut = markField(orders.window[i], name), tonumber(orders.cut[i])
 			local m = marked[field]
 			after = math.max(m or cut, cut)
-			if not m and empty[i] then
+			if not m and size == 0 then
 				newMarks[#newMarks + 1] = field
 				newMarks[#newMarks + 1] = orders.cut[i]
 			end
 		end
 		local args = {}
-		for _, m in ipairs(members) do
-			local f = m.fields
-			-- An article Article finds: a hash with sound fields, and a score.
-			local posted, ups, downs, unsound = counts(m.member, f[1], f[2], f[3])
-			if f[1] and m.score and not unsound and (not after or posted > after) then
-				args[#args + 1] = number(value(kind, posted, ups, downs, tonumber(m.score)))
-				args[#args + 1] = m.member
+		for j, member in ipairs(members) do
+			-- An article Article finds has a score; a window takes it if
+			-- posted after its mark and its cut.
+			if values[j] and scores[j] and (not after or posted[j] and tonumber(posted[j]) > after) then
+				args[#args + 1] = values[j]
+				args[#args + 1] = member
 			end
 		end
-		entries[#entries + 1] = {live[i], args}
+		entries[#entries + 1] = {live, args}
 	end
 end
 

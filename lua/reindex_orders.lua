@@ -106,12 +106,16 @@ for i, member in ipairs(members) do
 	end
 end
 
+local texts = {} -- each value's text, written once: net votes repeat
 for i, index in ipairs(orders.index) do
 	local args = {}
 	for _, art in ipairs(articles) do
 		local member, posted, ups, downs, score = art[1], art[2], art[3], art[4], art[5]
 		if not after[i] or posted > after[i] then
-			args[#args + 1] = number(value(orders.kind[i], posted, ups, downs, score))
+			local v = value(orders.kind[i], posted, ups, downs, score)
+			local text = texts[v] or number(v)
+			texts[v] = text
+			args[#args + 1] = text
 			args[#args + 1] = member
 		end
 	end

@@ -19,8 +19,9 @@
 -- Redis's, or the time a call waited for a connection.
 --
 -- A count of zero means an empty voter set, which Redis keeps as no key: so
--- a set is read only when the vote may change it or its count says it has
--- members, and given its time to live only when this vote creates it.
+-- the down-voter set is read only when its count says it has members (a
+-- first down-vote adds to it unread, through the journal), and a voter set
+-- gets its time to live only when this vote creates it.
 --
 -- Every index the article is in takes its new value, from value() of the
 -- new counts, if that differs from the old: the site's index of each kept
@@ -35,11 +36,8 @@ local hash, byScore, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local member, user, dir, nowText = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, cutoff, historyMillis = tonumber(nowText), tonumber(ARGV[5]), tonumber(ARGV[6])
 local livePrefix = ARGV[7]
--- The score's change for a net change of votes, worked out in Go so that
--- its text is exact: ARGV[8] to ARGV[11] for -2, -1, 1 and 2.
-local function change(net)
-	return ARGV[net < 0 and 10 + net or 9 + net]
-end
+-- ARGV[8] to ARGV[11] are the score's change for a net change of -2, -1, 1
+-- and 2 votes, worked out in Go so that its text is exact.
 -- The orders, read in place where the loop below needs them, not into
 -- tables: the vote is the hot path, and a table costs Redis about as much
 -- as a command. Order i's key is ARGV[keyAt + i], its kind ARGV[kindAt +
@@ -125,7 +123,8 @@ elseif dir == 'none' then
 else
 	error('voting: unknown vote direction ' .. quote(tostring(dir)))
 end
-local scoreChange = change(up - down)
+local net = up - down
+local scoreChange = ARGV[net < 0 and 10 + net or 9 + net] -- ARGV[8] to ARGV[11]
 local newScore = score + tonumber(scoreChange)
 if not finite(newScore) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
