@@ -145,28 +145,6 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 	}
 }
 
-// A cached group listing built after the post holds the article; the
-// deletion takes it out of the listings of every order.
-func TestDeleteClearsCachedListings(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.ByVotes))
-	keep := e.post("alice", "kept", "go")
-	id := e.post("bob", "deleted", "go")
-	for _, o := range e.store.Orders() {
-		if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.store.DeleteArticle(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range e.store.Orders() {
-		if got := e.strs("ZRANGE", e.key(o.String()+":go"), 0, -1); fmt.Sprint(got) != "["+e.article(keep)+"]" {
-			t.Errorf("%s:go = %v after the deletion", o, got)
-		}
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
 // An article whose hash is gone but whose index entries are left is still
 // deleted: only an article of which nothing is stored is not found.
 func TestDeleteCleansUpAnArticleWithoutItsHash(t *testing.T) {

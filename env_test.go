@@ -491,3 +491,26 @@ func (e *env) bookPost(id, user string, now float64) {
 	e.do("ZADD", e.key("score:"), now+432, member)
 	e.do("ZADD", e.key("time:"), now, member)
 }
+
+// pipelined sends the commands write gives send on one connection of the
+// namespace, in one round trip, and reads every reply: for tests that write
+// much raw data at once. It returns the first error.
+func (e *env) pipelined(write func(send func(cmd string, args ...any))) error {
+	c := e.pipeConn()
+	defer c.Close()
+	sent := 0
+	var err error
+	write(func(cmd string, args ...any) {
+		if err == nil {
+			err = c.Send(cmd, args...)
+			sent++
+		}
+	})
+	if err == nil {
+		err = c.Flush()
+	}
+	for ; sent > 0 && err == nil; sent-- {
+		_, err = c.Receive()
+	}
+	return err
+}

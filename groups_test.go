@@ -497,39 +497,6 @@ func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
 	}
 }
 
-// TestRemoveFromGroupsLeavesTheCache: with the book's cached group
-// listings, an article taken out of a group leaves its cached listings at
-// once, so that a deletion afterwards leaves nothing of it there.
-func TestRemoveFromGroupsLeavesTheCache(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.ByVotes))
-	keep := e.post("alice", "kept", "go")
-	id := e.post("bob", "deleted", "go")
-	for _, o := range e.store.Orders() {
-		if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.store.RemoveFromGroups(ctx, id, "go"); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range e.store.Orders() {
-		if got := idsOf(listAll(t, e.store, "go", o)); fmt.Sprint(got) != "["+keep+"]" {
-			t.Errorf("group go by %v lists %v after the removal, want [%s]", o, got, keep)
-		}
-	}
-	if err := e.store.DeleteArticle(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range e.store.Orders() {
-		for _, m := range e.zset(e.key(o.String() + ":go")) {
-			if strings.HasPrefix(m, e.article(id)+"=") {
-				t.Errorf("%s:go still holds the deleted %s", o, m)
-			}
-		}
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
 func TestConcurrentReadersBuildAColdGroupOnce(t *testing.T) {
 	e := newEnv(t)
 	if !e.real() {
@@ -714,6 +681,48 @@ func TestLiveVoteRefusesARecordOfNoGroup(t *testing.T) {
 			if after := e.dump(); after != before {
 				t.Errorf("Vote wrote:\nbefore %s\nafter  %s", before, after)
 			}
+		})
+	}
+}
+
+// TestLeavingAGroupLeavesItsCachedListings: with the book's cached group
+// listings, an article that leaves a group, deleted or taken out of it,
+// leaves the group's cached listing of every order at once, and a deletion
+// after a removal leaves nothing of it there.
+func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
+	for _, leave := range []struct {
+		name string
+		call func(s *voting.Store, id string) error
+	}{
+		{"deleted", func(s *voting.Store, id string) error { return s.DeleteArticle(ctx, id) }},
+		{"removed, then deleted", func(s *voting.Store, id string) error {
+			if err := s.RemoveFromGroups(ctx, id, "go"); err != nil {
+				return err
+			}
+			return s.DeleteArticle(ctx, id)
+		}},
+	} {
+		t.Run(leave.name, func(t *testing.T) {
+			e := newEnv(t, voting.WithOrders(voting.ByVotes))
+			keep := e.post("alice", "kept", "go")
+			id := e.post("bob", "leaving", "go")
+			for _, o := range e.store.Orders() {
+				if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := leave.call(e.store, id); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range e.store.Orders() {
+				if got := e.strs("ZRANGE", e.key(o.String()+":go"), 0, -1); fmt.Sprint(got) != "["+e.article(keep)+"]" {
+					t.Errorf("%s:go = %v after the article left, want only %s", o, got, e.article(keep))
+				}
+				if got := idsOf(listAll(t, e.store, "go", o)); fmt.Sprint(got) != "["+keep+"]" {
+					t.Errorf("group go by %v lists %v, want [%s]", o, got, keep)
+				}
+			}
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 		})
 	}
 }

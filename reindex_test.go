@@ -419,42 +419,30 @@ func TestABookArticleGivenARecordLater(t *testing.T) {
 // g0 (every article) and g1 (every other one), a minute apart.
 func bookSite(t *testing.T, e *env, n int) {
 	t.Helper()
-	c := e.pipeConn()
-	defer c.Close()
-	sent := 0
-	send := func(cmd string, args ...any) {
-		if err := c.Send(cmd, args...); err != nil {
-			t.Fatal(err)
-		}
-		sent++
-	}
 	now := e.clock.Now().Unix()
-	for i := 1; i <= n; i++ {
-		id := strconv.Itoa(i)
-		member, posted, votes := e.article(id), now-int64(n-i)*60, 1+i%5
-		send("HSET", member, "title", "book "+id, "link", "https://example.com/"+id, "poster", "bob",
-			"time", posted, "votes", votes)
-		send("ZADD", e.key("score:"), posted+int64(voting.DefaultVoteWeight)*int64(votes), member)
-		send("ZADD", e.key("time:"), posted, member)
-		voters := []any{e.key("voted:" + id), "bob"}
-		for v := 1; v < votes; v++ {
-			voters = append(voters, "voter"+strconv.Itoa(v))
+	err := e.pipelined(func(send func(cmd string, args ...any)) {
+		for i := 1; i <= n; i++ {
+			id := strconv.Itoa(i)
+			member, posted, votes := e.article(id), now-int64(n-i)*60, 1+i%5
+			send("HSET", member, "title", "book "+id, "link", "https://example.com/"+id, "poster", "bob",
+				"time", posted, "votes", votes)
+			send("ZADD", e.key("score:"), posted+int64(voting.DefaultVoteWeight)*int64(votes), member)
+			send("ZADD", e.key("time:"), posted, member)
+			voters := []any{e.key("voted:" + id), "bob"}
+			for v := 1; v < votes; v++ {
+				voters = append(voters, "voter"+strconv.Itoa(v))
+			}
+			send("SADD", voters...)
+			send("EXPIRE", e.key("voted:"+id), 7*86400)
+			send("SADD", e.key("group:g0"), member)
+			if i%2 == 0 {
+				send("SADD", e.key("group:g1"), member)
+			}
 		}
-		send("SADD", voters...)
-		send("EXPIRE", e.key("voted:"+id), 7*86400)
-		send("SADD", e.key("group:g0"), member)
-		if i%2 == 0 {
-			send("SADD", e.key("group:g1"), member)
-		}
-	}
-	send("SET", e.key("article:"), n)
-	if err := c.Flush(); err != nil {
+		send("SET", e.key("article:"), n)
+	})
+	if err != nil {
 		t.Fatal(err)
-	}
-	for range sent {
-		if _, err := c.Receive(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

@@ -436,70 +436,35 @@ func ownCore(t *testing.T, addr string) (undo func()) {
 const manyVoters = 100_000
 
 // addVoters writes n up-voters (voter0, voter1, ...) of the article id, each
-// with the vote in their history, as n votes would, in pipelined batches.
+// with the vote in their history, as n votes would, in one round trip.
 func addVoters(e *env, id string, n int) error {
-	c := e.pipeConn()
-	defer c.Close()
-	sent := 0
-	send := func(cmd string, args ...any) error {
-		sent++
-		return c.Send(cmd, args...)
-	}
 	member, at := e.article(id), unix(e.clock.Now())
-	for i := 0; i < n; i += 1000 {
-		args := []any{e.key("voted:" + id)}
-		for j := i; j < min(i+1000, n); j++ {
-			user := "voter" + strconv.Itoa(j)
-			args = append(args, user)
-			if err := send("ZADD", e.key("history:"+user), at, "up:"+member); err != nil {
-				return err
+	return e.pipelined(func(send func(cmd string, args ...any)) {
+		for i := 0; i < n; i += 1000 {
+			args := []any{e.key("voted:" + id)}
+			for j := i; j < min(i+1000, n); j++ {
+				user := "voter" + strconv.Itoa(j)
+				args = append(args, user)
+				send("ZADD", e.key("history:"+user), at, "up:"+member)
 			}
+			send("SADD", args...)
 		}
-		if err := send("SADD", args...); err != nil {
-			return err
-		}
-	}
-	if err := send("HINCRBY", member, "votes", n); err != nil {
-		return err
-	}
-	if err := send("ZINCRBY", e.key("score:"), n*432, member); err != nil {
-		return err
-	}
-	if err := c.Flush(); err != nil {
-		return err
-	}
-	for range sent {
-		if _, err := c.Receive(); err != nil {
-			return err
-		}
-	}
-	return nil
+		send("HINCRBY", member, "votes", n)
+		send("ZINCRBY", e.key("score:"), n*432, member)
+	})
 }
 
 // addGroupNames writes n group names (n1, n2, ...) into the namespace's set
 // of group names, as a namespace that has named so many groups over time
-// holds them, in pipelined batches of a thousand.
+// holds them, in one round trip.
 func addGroupNames(e *env, n int) error {
-	c := e.pipeConn()
-	defer c.Close()
-	sent := 0
-	for i := 0; i < n; i += 1000 {
-		args := []any{e.key("groupnames:")}
-		for j := i + 1; j <= min(i+1000, n); j++ {
-			args = append(args, "n"+strconv.Itoa(j))
+	return e.pipelined(func(send func(cmd string, args ...any)) {
+		for i := 0; i < n; i += 1000 {
+			args := []any{e.key("groupnames:")}
+			for j := i + 1; j <= min(i+1000, n); j++ {
+				args = append(args, "n"+strconv.Itoa(j))
+			}
+			send("SADD", args...)
 		}
-		if err := c.Send("SADD", args...); err != nil {
-			return err
-		}
-		sent++
-	}
-	if err := c.Flush(); err != nil {
-		return err
-	}
-	for range sent {
-		if _, err := c.Receive(); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }

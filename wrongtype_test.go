@@ -221,16 +221,17 @@ func TestEveryKeyOfTheWrongTypeIsRefused(t *testing.T) {
 			}
 			sort.Strings(names)
 			for _, name := range names {
-				e := newEnv(t, st.opts...)
-				wrongTypeSite(e)
 				typ := keys[name]
 				if typ == "" {
+					e := newEnv(t, st.opts...)
+					wrongTypeSite(e)
 					if typ = e.str("TYPE", e.key(name)); typ == "none" {
 						continue // a read of a key this Store does not keep
 					}
 				}
-				for _, wrong := range wrongTypesFor(typ) {
+				for i, wrong := range wrongTypesFor(typ) {
 					t.Run(st.name+"/"+op.name+"/"+name+" as a "+wrong, func(t *testing.T) {
+						t.Parallel() // each case has a namespace of its own
 						e := newEnv(t, st.opts...)
 						wrongTypeSite(e)
 						if op.setup != nil {
@@ -268,7 +269,9 @@ func TestEveryKeyOfTheWrongTypeIsRefused(t *testing.T) {
 						if err := op.call(e); err != nil {
 							t.Errorf("%s once %s is sound again: %v", op.name, key, err)
 						}
-						e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+						if i == 0 { // once a key is enough to see the state sound
+							e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+						}
 					})
 				}
 			}
