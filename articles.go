@@ -1,5 +1,8 @@
 package voting
 
+// This file holds an article: Article, how it is posted (PostArticle) and
+// how one is read back (Article, parseArticle).
+
 import (
 	"context"
 	"fmt"

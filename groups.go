@@ -1,5 +1,9 @@
 package voting
 
+// This file holds the groups (topics): adding an article to groups and
+// taking it out, an article's groups, and a group's listing and count, live
+// or the book's cached intersection.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package voting
 
+// This file holds the options New takes, each with its default, and the
+// checks of their values.
+
 import (
 	"strings"
 	"time"

@@ -43,14 +43,13 @@ names, bad = recorded(record)
 if bad then
 	return bad
 end
-local all, new = {}, {}
+-- The groups given, and how many the article would be in with them.
+local new, total, inRecord = groups.name, #names, {}
 for _, name in ipairs(names) do
-	all[name] = true
+	inRecord[name] = true
 end
-local total = #names
-for _, name in ipairs(groups.name) do
-	new[#new + 1] = name
-	if not all[name] then
+for _, name in ipairs(new) do
+	if not inRecord[name] then
 		total = total + 1
 	end
 end

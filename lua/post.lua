@@ -122,7 +122,6 @@ for i, index in ipairs(indexes) do
 		end
 	end
 end
-names = groups.name
 
 -- Writes to keys no read has proven, undone if one is refused; the set of
 -- group names last, since nothing after it can be refused.
