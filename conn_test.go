@@ -564,6 +564,9 @@ func TestDeadlineBoundsCallsToAFrozenServer(t *testing.T) {
 		Posted: start, Score: unix(start), Votes: 1, Downvotes: 1,
 	}
 	wantDirs := make([]voting.Direction, len(pipelineIDs))
+	for i := range wantDirs {
+		wantDirs[i] = voting.None
+	}
 	wantDirs[0] = voting.Down
 	check := func(when string) {
 		t.Helper()

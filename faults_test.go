@@ -63,7 +63,7 @@ func workload(s *voting.Store, seed uint64, goroutines, ops int, timeout time.Du
 					}
 				case k < 12:
 					op = "vote"
-					err = s.Vote(cctx, fmt.Sprintf("user%d", rng.IntN(40)), pick(), voting.Direction(rng.IntN(3)))
+					err = s.Vote(cctx, fmt.Sprintf("user%d", rng.IntN(40)), pick(), voting.Direction(1+rng.IntN(3)))
 				case k < 13:
 					op = "add"
 					err = s.AddToGroups(cctx, pick(), groups[rng.IntN(len(groups))])

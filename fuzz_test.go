@@ -148,7 +148,7 @@ func FuzzInput(f *testing.F) {
 		e.t = t
 		e.do("FLUSHALL")
 		s := e.store
-		dir := voting.Direction((page%4 + 4) % 4)
+		dir := voting.Direction((page%4 + 4) % 4) // 0, not given, then up, down and none
 
 		// The model: at most one article, "1", posted by user at start, in
 		// group, with its votes.
@@ -211,7 +211,7 @@ func FuzzInput(f *testing.F) {
 		}{{user, dir}, {title, voting.Up}} {
 			what := fmt.Sprintf("Vote(%q, %q, %v)", v.user, id, v.dir)
 			err = unchangedOnError(what, func() error { return s.Vote(ctx, v.user, id, v.dir) })
-			expect(t, what, err, outcome(textOK(v.user, voting.MaxUserLen) && idOK(id) && v.dir <= voting.Down, found()))
+			expect(t, what, err, outcome(textOK(v.user, voting.MaxUserLen) && idOK(id) && v.dir >= voting.Up && v.dir <= voting.None, found()))
 			if err == nil && posted {
 				votes[v.user] = v.dir
 			}
@@ -249,8 +249,8 @@ func FuzzInput(f *testing.F) {
 			expect(t, "UserVotes", err, outcome(textOK(u, voting.MaxUserLen) && idOK(id), nil))
 			if err == nil {
 				wantDir := voting.None
-				if posted && id == "1" {
-					wantDir = votes[u]
+				if d, ok := votes[u]; ok && posted && id == "1" {
+					wantDir = d
 				}
 				if !reflect.DeepEqual(dirs, []voting.Direction{wantDir}) {
 					t.Fatalf("UserVotes(%q, %q) = %v, want [%v]", u, id, dirs, wantDir)
@@ -274,6 +274,15 @@ type modelArticle struct {
 	votes   map[string]voting.Direction
 	groups  map[string]bool
 	deleted bool
+}
+
+// vote is user's vote on a, if a exists and the user has voted on it.
+func (a *modelArticle) vote(user string) (voting.Direction, bool) {
+	if a == nil {
+		return 0, false
+	}
+	d, ok := a.votes[user]
+	return d, ok
 }
 
 func (a *modelArticle) count(d voting.Direction) int64 {
@@ -405,7 +414,7 @@ func FuzzOperations(f *testing.F) {
 				}
 				articles = append(articles, a)
 			case 1, 2, 3:
-				dir := voting.Direction(op % 3) // 1 up, 2 down, 3 none
+				dir := voting.Direction(op) // 1 up, 2 down, 3 none
 				user := users[int(b1)%len(users)]
 				id, a := idAt(b2)
 				err := s.Vote(ctx, user, id, dir)
@@ -428,8 +437,8 @@ func FuzzOperations(f *testing.F) {
 					t.Fatal(err)
 				}
 				want := voting.None
-				if a != nil && !a.deleted && (open(a) || e.real() || history) {
-					want = a.votes[user] // see FuzzOperations on expiry
+				if d, ok := a.vote(user); ok && !a.deleted && (open(a) || e.real() || history) {
+					want = d // see FuzzOperations on expiry
 				}
 				if got[0] != want {
 					t.Fatalf("UserVotes(%s, %s) = %v, want %v", user, id, got[0], want)

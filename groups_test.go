@@ -616,7 +616,7 @@ func TestLiveGroupsUnderConcurrentWrites(t *testing.T) {
 				ids = append(ids, newID)
 				mu.Unlock()
 			case 1, 2:
-				err = e.store.Vote(ctx, fmt.Sprintf("user%d", rng.Intn(6)), id, voting.Direction(rng.Intn(3)))
+				err = e.store.Vote(ctx, fmt.Sprintf("user%d", rng.Intn(6)), id, voting.Direction(1+rng.Intn(3)))
 			case 3:
 				err = e.store.AddToGroups(ctx, id, groups[rng.Intn(3)])
 			case 4:

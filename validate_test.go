@@ -59,6 +59,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"id with key name", func() error { return e.store.Vote(ctx, "bob", "article:"+id, voting.Up) }},
 		{"id with leading zero", func() error { return e.store.Vote(ctx, "bob", "0"+id, voting.Up) }},
 		{"unknown direction", func() error { return e.store.Vote(ctx, "bob", id, voting.Direction(7)) }},
+		{"no direction", func() error { return e.store.Vote(ctx, "alice", id, voting.Direction(0)) }},
 		{"Article bad id", func() error { _, err := e.store.Article(ctx, "x"); return err }},
 		{"page 0", func() error { _, err := e.store.GetArticles(ctx, 0, voting.ByScore); return err }},
 		{"page -1", func() error { _, err := e.store.GetArticles(ctx, -1, voting.ByTime); return err }},

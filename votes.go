@@ -12,19 +12,28 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// A Direction is a user's vote on an article.
+// A Direction is a user's vote on an article: Up, Down or None. Its text
+// and JSON forms are "up", "down" and "none".
+//
+// The zero Direction is none of them: it is a direction never given, such as
+// the field of a JSON body whose name was misspelt, and Vote refuses it with
+// ErrInvalid rather than take a vote back. Take a vote back with None.
 type Direction int
 
 const (
-	// None is no vote; voting None takes a vote back.
-	None Direction = iota
 	// Up is an up-vote: it adds the vote weight to the score.
-	Up
+	Up Direction = iota + 1
 	// Down is a down-vote: it takes the vote weight off the score.
 	Down
+	// None is no vote: voting None takes a vote back, and UserVotes gives
+	// it for an article the user has not voted on.
+	None
 )
 
-// String returns "none", "up" or "down".
+// valid reports whether d is Up, Down or None.
+func (d Direction) valid() bool { return d >= Up && d <= None }
+
+// String returns "up", "down" or "none".
 func (d Direction) String() string {
 	switch d {
 	case None:
@@ -38,10 +47,10 @@ func (d Direction) String() string {
 }
 
 // ParseDirection returns the Direction named name, as Direction.String
-// writes it: "up", "down" or "none". Case does not matter. An unknown name
-// gives an error wrapping ErrInvalid.
+// writes it: "up", "down" or "none". Case does not matter. Any other name,
+// "" included, gives an error wrapping ErrInvalid.
 func ParseDirection(name string) (Direction, error) {
-	for _, d := range [...]Direction{None, Up, Down} {
+	for _, d := range [...]Direction{Up, Down, None} {
 		if strings.EqualFold(name, d.String()) {
 			return d, nil
 		}
@@ -49,11 +58,11 @@ func ParseDirection(name string) (Direction, error) {
 	return 0, invalid("unknown vote direction %q: want up, down or none", name)
 }
 
-// MarshalText writes the direction's name, as String does; an unknown
-// Direction is an error.
+// MarshalText writes the direction's name, as String does. The zero
+// Direction and any other that is not Up, Down or None is an error.
 func (d Direction) MarshalText() ([]byte, error) {
-	if d < None || d > Down {
-		return nil, invalid("unknown vote direction %d", int(d))
+	if err := checkDirection(d); err != nil {
+		return nil, err
 	}
 	return []byte(d.String()), nil
 }
@@ -68,9 +77,23 @@ func (d *Direction) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// checkDirection refuses the zero Direction, as not given, and any other
+// that is not Up, Down or None.
+func checkDirection(d Direction) error {
+	switch {
+	case d == 0:
+		return invalid("no vote direction given: want Up, Down or None (None takes a vote back)")
+	case !d.valid():
+		return invalid("unknown vote direction %d", int(d))
+	}
+	return nil
+}
+
 // Vote records user's vote on an article. Up and Down cast or switch the
 // user's vote (a switch moves the score by twice the weight); None takes it
-// back. Voting the way the user already has is no change and no error.
+// back. Voting the way the user already has is no change and no error. The
+// zero Direction is no direction: an error wrapping ErrInvalid, so that a
+// direction never set does not take a vote back.
 //
 // The vote, the article's counters, its score and its entry in every index
 // change together in one atomic step. Vote returns an error wrapping
@@ -92,8 +115,8 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	if dir < None || dir > Down {
-		return invalid("unknown vote direction %d", int(dir))
+	if err := checkDirection(dir); err != nil {
+		return err
 	}
 	var reply any
 	err = s.session(ctx, func(c redis.Conn) error {
@@ -250,6 +273,7 @@ func (s *Store) readUserVotes(user string, articleIDs []string, replies []any, n
 	since := now.Add(-s.history)
 	dirs := make([]Direction, len(articleIDs))
 	for i := range articleIDs {
+		dirs[i] = None
 		for j, dir := range [2]Direction{Up, Down} {
 			is, err := redis.Bool(replies[2*i+j], nil)
 			if err != nil {

@@ -6,6 +6,7 @@ package voting_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -316,6 +317,47 @@ func TestUserVotes(t *testing.T) {
 	}
 }
 
+// A direction never given, as a JSON body's misspelt field leaves it, is
+// refused: it does not take the user's vote back.
+func TestVoteRefusesADirectionNeverGiven(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "a")
+	e.vote("yann", id, voting.Up)
+	var body struct {
+		User      string           `json:"user"`
+		Direction voting.Direction `json:"direction"`
+	}
+	if err := json.Unmarshal([]byte(`{"user":"yann","dir":"up"}`), &body); err != nil {
+		t.Fatal(err)
+	}
+	before := e.dump()
+	err := e.store.Vote(ctx, body.User, id, body.Direction)
+	if !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "no vote direction given") {
+		t.Fatalf("Vote with no direction: %v; want ErrInvalid saying no direction was given", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a vote with no direction wrote:\nbefore %s\nafter  %s", before, after)
+	}
+	e.checkCounts(t, id, 2, 0, 2)
+	if _, err := voting.Direction(0).MarshalText(); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("Direction(0).MarshalText: %v; want ErrInvalid", err)
+	}
+	if err := body.Direction.UnmarshalText(nil); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("UnmarshalText(\"\"): %v; want ErrInvalid", err)
+	}
+	// None still takes the vote back, and the forms stay the words.
+	e.vote("yann", id, voting.None)
+	e.checkCounts(t, id, 1, 0, 1)
+	got, err := json.Marshal([]voting.Direction{voting.Up, voting.Down, voting.None})
+	if err != nil || string(got) != `["up","down","none"]` {
+		t.Errorf("json.Marshal of the directions = %s, %v", got, err)
+	}
+	var back []voting.Direction
+	if err := json.Unmarshal(got, &back); err != nil || !reflect.DeepEqual(back, []voting.Direction{voting.Up, voting.Down, voting.None}) {
+		t.Errorf("json.Unmarshal = %v, %v", back, err)
+	}
+}
+
 func TestVoteSetsExpireAtTheCutoff(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "expiring")
@@ -563,7 +605,7 @@ func TestConcurrentVotesKeepScoreAndCountersTogether(t *testing.T) {
 				}
 			}
 			// Every user also takes back and recasts to race the sets.
-			if err := e.store.Vote(ctx, "shared", id, voting.Direction(v%3)); err != nil {
+			if err := e.store.Vote(ctx, "shared", id, voting.Direction(1+v%3)); err != nil {
 				errs <- err
 			}
 		}
@@ -635,7 +677,7 @@ func TestOneUserRacingThemselves(t *testing.T) {
 	const goroutines, rounds = 50, 20
 	together(goroutines, func(g int) {
 		for r := 0; r < rounds; r++ {
-			if err := e.store.Vote(ctx, "bob", id, voting.Direction((g+r)%3)); err != nil {
+			if err := e.store.Vote(ctx, "bob", id, voting.Direction(1+(g+r)%3)); err != nil {
 				t.Error(err)
 				return
 			}

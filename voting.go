@@ -46,8 +46,8 @@ type Store struct {
 }
 
 // New returns a Store that takes its connections from pool. With no options
-// it uses the book's key layout and numbers. An invalid option value gives an
-// error wrapping ErrInvalid.
+// it uses the book's key layout and numbers. An invalid option value, or a
+// nil option, gives an error wrapping ErrInvalid.
 //
 // On Redis Cluster, through a client whose connections have a
 // Bind(keys ...string) error method (such as *redisc.Cluster), the prefix
@@ -61,7 +61,10 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		return nil, failed(invalid("pool is nil"), "new store")
 	}
 	cfg := defaultConfig()
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, failed(invalid("option %d of %d is nil", i+1, len(opts)), "new store")
+		}
 		opt(&cfg)
 	}
 	if err := cfg.validate(); err != nil {

@@ -37,6 +37,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"prefix with newline", voting.WithPrefix("news\n")},
 		{"prefix too long", voting.WithPrefix(strings.Repeat("p", voting.MaxPrefixLen+1))},
 		{"prefix not UTF-8", voting.WithPrefix("news\xff:")},
+		{"nil option", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
