@@ -43,9 +43,9 @@ var (
 // article's id.
 //
 // The title is 1 to MaxTitleLen characters, the link an absolute http or
-// https URL of at most MaxLinkLen bytes, the poster a user id (see Vote),
-// and the groups at most MaxGroups distinct group names (a name given twice
-// counts once).
+// https URL of at most MaxLinkLen bytes, the poster a user id, and the
+// groups at most MaxGroups distinct group names (a name given twice counts
+// once): the package doc's Input section has the rules in full.
 func (s *Store) PostArticle(ctx context.Context, poster, title, link string, groups ...string) (id string, err error) {
 	defer func() {
 		if err != nil {
@@ -110,7 +110,7 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 func (s *Store) Article(ctx context.Context, articleID string) (a Article, err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "article "+articleID)
+			err = failed(err, "article "+idText(articleID))
 		}
 	}()
 	if err := checkID(articleID); err != nil {

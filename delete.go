@@ -40,7 +40,7 @@ const defaultHistoryBatch = 200
 func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "delete article "+articleID)
+			err = failed(err, "delete article "+idText(articleID))
 		}
 	}()
 	if err := checkID(articleID); err != nil {

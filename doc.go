@@ -51,6 +51,29 @@
 // the book's code would write (a time of "abc", a key of the wrong type) is
 // refused with ErrCorrupt, and listings skip such articles.
 //
+// # Input
+//
+// Every method checks what it is given before anything is sent to Redis, and
+// refuses what breaks these rules with an error wrapping ErrInvalid that says
+// which rule, writing nothing:
+//
+//   - a user id (a voter or a poster): 1 to MaxUserLen characters of valid
+//     UTF-8, with no control characters and no space at either end, so not
+//     blank;
+//   - a title: the same, 1 to MaxTitleLen characters;
+//   - a link: an absolute http or https URL with a host, at most MaxLinkLen
+//     bytes, with no spaces or control characters; the host is a name
+//     (letters of any script, digits, ._~!$&'()*+,;=- and %-escapes of
+//     non-ASCII bytes) or an IPv6 address in brackets, with an optional port;
+//   - an article id: what PostArticle returns, a positive decimal integer with
+//     no sign, no leading zero and no "article:" in front;
+//   - a group name: 1 to MaxGroupLen letters, digits, '-', '_' and '.', so no
+//     braces, colons, stars or spaces; an article is in at most MaxGroups
+//     groups, and a call names at most that many (a name given twice counts
+//     once);
+//   - a Direction: Up, Down or None; the zero Direction is one never given;
+//   - a page: from 1; a page past the end is empty.
+//
 // Every method takes a context, honoured as far as the connection allows (see
 // Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed,
 // ErrInvalid or ErrCorrupt where those apply, for errors.Is, worded

@@ -8,6 +8,7 @@ package voting
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
@@ -95,6 +96,15 @@ func (e *opError) Error() string {
 }
 
 func (e *opError) Unwrap() error { return e.err }
+
+// idText is an article id as an operation's name gives it: as it is when
+// it is well formed, quoted when not, so that an empty or odd id shows.
+func idText(id string) string {
+	if idOK(id) {
+		return id
+	}
+	return strconv.Quote(id)
+}
 
 // failed wraps err, if not nil, as the error of the operation op; every
 // public method's error goes through it once.

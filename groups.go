@@ -13,18 +13,16 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Group names are 1 to MaxGroupLen letters, digits, '-', '_' and '.'; an
-// article is in at most MaxGroups groups.
-
 // AddToGroups adds an article to groups in one atomic step. It returns an
 // error wrapping ErrNotFound, and adds nothing, if there is no such article
 // (none that Article finds), and one wrapping ErrInvalid, adding nothing,
 // if the article would then be in more than MaxGroups groups. At least one
-// group must be given.
+// group must be given; the package doc's Input section has the rules for
+// group names.
 func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...string) (err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "add article "+articleID+" to groups")
+			err = failed(err, "add article "+idText(articleID)+" to groups")
 		}
 	}()
 	if groups, err = checkGroupChange(articleID, groups); err != nil {
@@ -77,7 +75,7 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups ...string) (err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "remove article "+articleID+" from groups")
+			err = failed(err, "remove article "+idText(articleID)+" from groups")
 		}
 	}()
 	if groups, err = checkGroupChange(articleID, groups); err != nil {
@@ -129,7 +127,7 @@ func checkGroupChange(articleID string, groups []string) ([]string, error) {
 func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []string, err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "groups of article "+articleID)
+			err = failed(err, "groups of article "+idText(articleID))
 		}
 	}()
 	if err := checkID(articleID); err != nil {

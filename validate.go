@@ -40,6 +40,8 @@ func checkText(what, s string, max int) error {
 	switch {
 	case s == "":
 		return invalid("%s is empty", what)
+	case strings.TrimSpace(s) == "":
+		return invalid("%s is blank: it has only spaces", what)
 	case !utf8.ValidString(s):
 		return invalid("%s is not valid UTF-8", what)
 	case utf8.RuneCountInString(s) > max:
@@ -140,6 +142,9 @@ func hostChars(s, extra, escapes string, nonASCII bool) bool {
 // checkID accepts the ids INCR gives: decimal, positive, no leading zero,
 // no sign, no spaces, no "article:" in front, at most the largest int64.
 func checkID(id string) error {
+	if id == "" {
+		return invalid("article id is empty")
+	}
 	if !idOK(id) {
 		return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
 	}

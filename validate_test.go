@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/articlevote/voting"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"io/fs"
 )
 
 func TestBadInputWritesNothing(t *testing.T) {
@@ -168,5 +172,39 @@ func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 	}
 	if after := e.dump(); after != before {
 		t.Errorf("refused calls wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// The input rules are in the package doc, where go doc shows them, each
+// with the limit a caller can read, and the methods that take such input
+// point there.
+func TestInputRulesAreInThePackageDoc(t *testing.T) {
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.New(pkgs["voting"], "github.com/articlevote/voting", 0)
+	_, rules, ok := strings.Cut(p.Doc, "# Input\n")
+	if !ok {
+		t.Fatalf("the package doc has no Input section")
+	}
+	rules, _, _ = strings.Cut(rules, "\n# ")
+	for _, want := range []string{"user id", "MaxUserLen", "title", "MaxTitleLen", "link", "MaxLinkLen",
+		"article id", "group name", "MaxGroupLen", "MaxGroups", "Direction", "page", "blank"} {
+		if !strings.Contains(rules, want) {
+			t.Errorf("the package doc's Input section does not mention %s", want)
+		}
+	}
+	for _, f := range p.Types {
+		for _, m := range f.Methods {
+			switch m.Name {
+			case "Vote", "PostArticle", "AddToGroups":
+				if !strings.Contains(strings.Join(strings.Fields(m.Doc), " "), "Input section") {
+					t.Errorf("%s's doc does not point to the package doc's Input section", m.Name)
+				}
+			}
+		}
 	}
 }

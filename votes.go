@@ -93,7 +93,8 @@ func checkDirection(d Direction) error {
 // user's vote (a switch moves the score by twice the weight); None takes it
 // back. Voting the way the user already has is no change and no error. The
 // zero Direction is no direction: an error wrapping ErrInvalid, so that a
-// direction never set does not take a vote back.
+// direction never set does not take a vote back. The user is a user id as
+// the package doc's Input section says.
 //
 // The vote, the article's counters, its score and its entry in every index
 // change together in one atomic step. Vote returns an error wrapping
@@ -106,7 +107,7 @@ func checkDirection(d Direction) error {
 func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) (err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, "vote on article "+articleID)
+			err = failed(err, "vote on article "+idText(articleID))
 		}
 	}()
 	if err := checkUser(user); err != nil {
