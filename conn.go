@@ -3,20 +3,22 @@ package voting
 // This file holds the round trips: how a Store takes a connection, runs a
 // script and sends a pipeline while honouring a context over any redis.Conn.
 //
-// A context with a deadline bounds each round trip through the connection's
-// own read timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster
-// clients' connections have), set once for all of a pipeline's replies: no
-// goroutine is started. A context that can be cancelled but has no deadline
-// bounds each round trip through redis.ConnWithContext, which redigo serves
-// with a goroutine: one per round trip, not one per command. redigo offers no safe way to break
-// a pooled connection from another goroutine, so one watcher per operation
-// (context.AfterFunc) cannot do it. On any connection the context is checked
-// before each round trip.
+// A context's deadline, or the Store's round-trip limit (WithTimeout) when it
+// is earlier, bounds each round trip through the connection's own read
+// timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster clients'
+// connections have), set once for all of a pipeline's replies: no goroutine
+// is started. A context that can be cancelled but has no deadline bounds
+// each round trip through redis.ConnWithContext, which redigo serves with a
+// goroutine: one per round trip, not one per command. redigo offers no safe
+// way to break a pooled connection from another goroutine, so one watcher
+// per operation (context.AfterFunc) cannot do it. On any connection the
+// context is checked before each round trip.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -89,14 +91,14 @@ const maxAttempts = 10
 // the cluster client where the slot is, later ones after a growing pause.
 // Redis refuses such commands before running them, so op's writes are never
 // applied twice.
-func (s *Store) session(ctx context.Context, op func(c redis.Conn) error) error {
+func (s *Store) session(ctx context.Context, op func(c link) error) error {
 	pause := 5 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		c, err := s.conn(ctx)
 		if err != nil {
 			return err
 		}
-		err = op(c)
+		err = op(link{ctx: ctx, conn: c, limit: s.timeout})
 		release(c)
 		if !redirected(err) || attempt == maxAttempts {
 			return err
@@ -127,8 +129,8 @@ func redirected(err error) bool {
 
 // script runs a script in one session and returns its reply.
 func (s *Store) script(ctx context.Context, sc *script, cl call) (reply any, err error) {
-	err = s.session(ctx, func(c redis.Conn) error {
-		reply, err = run(ctx, c, sc, cl)
+	err = s.session(ctx, func(c link) error {
+		reply, err = c.run(sc, cl)
 		return err
 	})
 	return reply, err
@@ -136,8 +138,8 @@ func (s *Store) script(ctx context.Context, sc *script, cl call) (reply any, err
 
 // pipeline sends cmds in one round trip of one session.
 func (s *Store) pipeline(ctx context.Context, cmds []command) (replies []any, err error) {
-	err = s.session(ctx, func(c redis.Conn) error {
-		replies, err = pipeline(ctx, c, cmds)
+	err = s.session(ctx, func(c link) error {
+		replies, err = c.pipeline(cmds)
 		return err
 	})
 	return replies, err
@@ -148,19 +150,35 @@ func (s *Store) pipeline(ctx context.Context, cmds []command) (replies []any, er
 // operation has already returned, or none.
 func release(c redis.Conn) { _ = c.Close() }
 
-// do runs one command in one round trip, honouring ctx as far as c allows.
-func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, err error) {
-	if err := ctx.Err(); err != nil {
+// A link is a session's connection with what bounds its round trips: the
+// operation's context, and the Store's round-trip limit (WithTimeout), 0 for
+// none.
+type link struct {
+	ctx   context.Context
+	conn  redis.Conn
+	limit time.Duration
+}
+
+// do runs one command in one round trip, honouring the context and the
+// limit as far as the connection allows.
+func (c link) do(cmd string, args ...any) (reply any, err error) {
+	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	return roundTrip(ctx, c, cmd, args...)
+	return c.roundTrip(cmd, args...)
 }
 
 // roundTrip sends cmd (with any commands sent before it) and reads its
-// reply, honouring ctx as far as c allows: a deadline through c's read
-// timeout, a cancellation through redigo's context read, which watches it
-// with one goroutine. With cmd "" it flushes the commands sent before and
-// reads all their replies, under one read deadline, as one []any.
+// reply, honouring the context and the limit as far as the connection
+// allows. With cmd "" it flushes the commands sent before and reads all
+// their replies, under one read deadline, as one []any.
+//
+// A context with a deadline, or one that cannot end, is served by the
+// connection's read timeout alone (redis.ConnWithTimeout): the deadline or
+// the limit, whichever is earlier. A context that can be cancelled but has
+// no deadline is watched through redigo's context read, which starts one
+// goroutine, with the limit as its deadline. A connection with neither
+// method is bounded only by its own read timeout.
 //
 // It does not give up on a context that has ended before it starts: a reply
 // it did not read would stay on the connection, and a pooled connection's
@@ -169,19 +187,47 @@ func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, 
 // pool then drops it), one with a timeout times out at once and breaks
 // itself likewise, and a plain one reads the replies, bounded only by its
 // own read timeout.
-func roundTrip(ctx context.Context, c redis.Conn, cmd string, args ...any) (reply any, err error) {
-	defer func() { err = contextError(ctx, err) }()
-	if d, ok := timeLeft(ctx); ok {
-		if cc, ok := c.(redis.ConnWithTimeout); ok {
-			return cc.DoWithTimeout(d, cmd, args...)
+func (c link) roundTrip(cmd string, args ...any) (reply any, err error) {
+	ctx := c.ctx
+	wait, hasDeadline := timeLeft(ctx)
+	limited := c.limit > 0 && (!hasDeadline || wait > c.limit)
+	if limited {
+		wait = c.limit
+	}
+	defer func() { err = c.failure(err, limited) }()
+	watch := ctx.Done() != nil && !hasDeadline
+	if !watch && (hasDeadline || limited) {
+		if cc, ok := c.conn.(redis.ConnWithTimeout); ok {
+			return cc.DoWithTimeout(wait, cmd, args...)
 		}
 	}
 	if ctx.Done() != nil {
-		if cc, ok := c.(redis.ConnWithContext); ok {
+		if cc, ok := c.conn.(redis.ConnWithContext); ok {
+			if limited {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, wait)
+				defer cancel()
+			}
 			return cc.DoContext(ctx, cmd, args...)
 		}
 	}
-	return c.Do(cmd, args...)
+	if limited {
+		if cc, ok := c.conn.(redis.ConnWithTimeout); ok {
+			return cc.DoWithTimeout(wait, cmd, args...)
+		}
+	}
+	return c.conn.Do(cmd, args...)
+}
+
+// failure words a round trip's error: once the context has ended, an error
+// wrapping the context's; a wait cut short by the limit, an error that says
+// so and wraps os.ErrDeadlineExceeded.
+func (c link) failure(err error, limited bool) error {
+	err = contextError(c.ctx, err)
+	if limited && c.ctx.Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("no reply from Redis within %v (WithTimeout): %w", c.limit, os.ErrDeadlineExceeded)
+	}
+	return err
 }
 
 // timeLeft is the time to ctx's deadline, if it has one. It is at least a
@@ -221,12 +267,12 @@ type command struct {
 // A Redis error reply to one command is returned in its place in replies, not
 // as err; err is for the connection, the context, and Redis Cluster's
 // redirections.
-func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any, err error) {
-	if err := ctx.Err(); err != nil {
+func (c link) pipeline(cmds []command) (replies []any, err error) {
+	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
 	for _, cmd := range cmds {
-		if err := c.Send(cmd.name, cmd.args...); err != nil {
+		if err := c.conn.Send(cmd.name, cmd.args...); err != nil {
 			return nil, err
 		}
 	}
@@ -234,7 +280,7 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 	// roundTrip), so that it never goes back to the pool with replies
 	// unread. The empty command flushes and reads them all in one go, so
 	// that a deadline is set once, not once a reply.
-	reply, err := roundTrip(ctx, c, "")
+	reply, err := c.roundTrip("")
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +299,12 @@ func pipeline(ctx context.Context, c redis.Conn, cmds []command) (replies []any,
 // run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
-func run(ctx context.Context, c redis.Conn, s *script, cl call) (any, error) {
+func (c link) run(s *script, cl call) (any, error) {
 	evalArgs := evalArgs(s, cl)
-	reply, err := do(ctx, c, "EVALSHA", evalArgs...)
+	reply, err := c.do("EVALSHA", evalArgs...)
 	if noScript(err) {
 		evalArgs[0] = s.src
-		reply, err = do(ctx, c, "EVAL", evalArgs...)
+		reply, err = c.do("EVAL", evalArgs...)
 	}
 	return reply, err
 }

@@ -327,6 +327,80 @@ func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
 	}
 }
 
+// TestTimeoutEndsCallsWithNoDeadline: a call whose context has no deadline
+// waited forever on a server that does not answer (one paused with
+// SIGSTOP). The Store's timeout bounds each of its round trips, whether the
+// context can be cancelled or not, and the error says what happened.
+func TestTimeoutEndsCallsWithNoDeadline(t *testing.T) {
+	addr := silentServer(t)
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+	defer pool.Close()
+	const timeout = 100 * time.Millisecond
+	var timeouts []time.Duration
+	var mu sync.Mutex
+	pools := map[string]voting.Pool{
+		"context": pool,
+		"timeout": wrapPool{pool, func(c redis.Conn) redis.Conn { return timeoutConn{c, &timeouts, &mu} }},
+	}
+	cancelable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for kind, p := range pools {
+		s, err := voting.New(p, voting.WithTimeout(timeout), voting.WithOrders(voting.TopWeek))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, call := range calls(s, "1") {
+			for cname, cctx := range map[string]context.Context{"background": context.Background(), "cancelable": cancelable} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					done := make(chan error, 1)
+					go func() { done <- call(cctx) }()
+					select {
+					case err := <-done:
+						if !errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+							!strings.Contains(err.Error(), "no reply from Redis within 100ms (WithTimeout)") {
+							t.Errorf("%s over %s conn, %s context = %v; want the timeout's error", name, kind, cname, err)
+						}
+					case <-time.After(10 * time.Second):
+						t.Errorf("%s over %s conn, %s context still waits after 10s with a timeout of %v", name, kind, cname, timeout)
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(timeouts) == 0 {
+		t.Fatal("no timeout reached the timeout-only connections")
+	}
+	for _, d := range timeouts {
+		if d != timeout {
+			t.Errorf("a round trip waited up to %v, want the Store's %v", d, timeout)
+		}
+	}
+}
+
+// A Store waits DefaultTimeout, 5s, for a round trip unless told otherwise;
+// a negative timeout is refused.
+func TestTimeoutDefault(t *testing.T) {
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return nil, errors.New("no dialing in this test") }}
+	for _, tc := range []struct {
+		opts []voting.Option
+		want time.Duration
+	}{{nil, 5 * time.Second}, {[]voting.Option{voting.WithTimeout(0)}, 0}, {[]voting.Option{voting.WithTimeout(time.Minute)}, time.Minute}} {
+		s, err := voting.New(pool, tc.opts...)
+		if err != nil || s.Timeout() != tc.want {
+			t.Errorf("New(%d options).Timeout() = %v, %v; want %v", len(tc.opts), s.Timeout(), err, tc.want)
+		}
+	}
+	if _, err := voting.New(pool, voting.WithTimeout(-time.Second)); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("WithTimeout(-1s): %v; want ErrInvalid", err)
+	}
+}
+
 // TestDeadlineDuringTheDialWrapsDeadlineExceeded: a deadline that ends while
 // the pool dials gave the dialer's "i/o timeout", which errors.Is could not
 // tell from any other network failure.
@@ -811,47 +885,54 @@ func (c methodConn) ReceiveContext(ctx context.Context) (any, error) {
 
 // TestContextCostsNoGoroutinePerCommand: redigo's DoContext and
 // ReceiveContext start a goroutine a call. A deadline is served by the
-// connection's timeouts alone; a context with no deadline uses them at most
-// once per round trip; a context that can never end, not at all.
+// connection's timeouts alone, and so is a context that can never end,
+// bounded by the Store's timeout, or not at all with none; a context with
+// no deadline uses them at most once per round trip.
 func TestContextCostsNoGoroutinePerCommand(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "target", "g")
 	log := &methodLog{}
-	s, err := voting.New(wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return methodConn{c, log} }},
-		voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return methodConn{c, log} }}
 	deadline, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cancelable, cancel2 := context.WithCancel(ctx)
 	defer cancel2()
-	for name, call := range calls(s, id) {
-		if err := call(ctx); err != nil { // loads the scripts
-			t.Fatalf("%s: %v", name, err)
+	onlyTimeouts := func(calls []string) bool { return count(calls, "DoContext", "ReceiveContext", "Do", "Receive") == 0 }
+	for _, timeout := range []time.Duration{voting.DefaultTimeout, 0} {
+		s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithTimeout(timeout))
+		if err != nil {
+			t.Fatal(err)
 		}
-		log.take()
-		for _, tc := range []struct {
-			ctx     context.Context
-			allowed func(calls []string) bool
-			want    string
-		}{
-			{deadline, func(calls []string) bool { return count(calls, "DoContext", "ReceiveContext", "Do", "Receive") == 0 },
-				"only DoWithTimeout and ReceiveWithTimeout"},
-			{cancelable, func(calls []string) bool {
-				return count(calls, "DoWithTimeout", "ReceiveWithTimeout") == 0 &&
-					count(calls, "DoContext", "ReceiveContext") <= count(calls, "DoContext", "Flush")
-			}, "at most one DoContext or ReceiveContext a round trip"},
-			{ctx, func(calls []string) bool {
+		never, neverWant := onlyTimeouts, "only DoWithTimeout and ReceiveWithTimeout"
+		if timeout == 0 {
+			never = func(calls []string) bool {
 				return count(calls, "DoContext", "ReceiveContext", "DoWithTimeout", "ReceiveWithTimeout") == 0
-			},
-				"only Do and Receive"},
-		} {
-			if err := call(tc.ctx); err != nil {
+			}
+			neverWant = "only Do and Receive"
+		}
+		for name, call := range calls(s, id) {
+			if err := call(ctx); err != nil { // loads the scripts
 				t.Fatalf("%s: %v", name, err)
 			}
-			if calls := log.take(); len(calls) == 0 || !tc.allowed(calls) {
-				t.Errorf("%s used %v; want %s", name, calls, tc.want)
+			log.take()
+			for _, tc := range []struct {
+				ctx     context.Context
+				allowed func(calls []string) bool
+				want    string
+			}{
+				{deadline, onlyTimeouts, "only DoWithTimeout and ReceiveWithTimeout"},
+				{cancelable, func(calls []string) bool {
+					return count(calls, "DoWithTimeout", "ReceiveWithTimeout") == 0 &&
+						count(calls, "DoContext", "ReceiveContext") <= count(calls, "DoContext", "Flush")
+				}, "at most one DoContext or ReceiveContext a round trip"},
+				{ctx, never, neverWant},
+			} {
+				if err := call(tc.ctx); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if calls := log.take(); len(calls) == 0 || !tc.allowed(calls) {
+					t.Errorf("%s with timeout %v used %v; want %s", name, timeout, calls, tc.want)
+				}
 			}
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"context"
 	"strconv"
 	"time"
-
-	"github.com/gomodule/redigo/redis"
 )
 
 // defaultHistoryBatch is how many voters' histories one step of
@@ -89,9 +87,9 @@ func (s *Store) clearHistories(ctx context.Context, articleID string) error {
 		keys: []string{k.pendingVotedSet(articleID), k.pendingDownvotedSet(articleID)},
 		args: []any{k.articleHash(articleID), k.historyPrefix(), s.historyBatch},
 	}
-	return s.session(ctx, func(c redis.Conn) error {
+	return s.session(ctx, func(c link) error {
 		for {
-			reply, err := run(ctx, c, clearHistoryScript, cl)
+			reply, err := c.run(clearHistoryScript, cl)
 			st, err := readStatus(reply, err)
 			if err != nil {
 				return err

@@ -182,9 +182,9 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 	case spec.window > 0:
 		return 0, invalid("counting a group's listing by %s needs live groups: give New WithLiveGroups()", spec.name)
 	default:
-		err = s.session(ctx, func(c redis.Conn) error {
+		err = s.session(ctx, func(c link) error {
 			var err error
-			n, err = redis.Int64(do(ctx, c, "SCARD", s.keys.groupSet(group)))
+			n, err = redis.Int64(c.do("SCARD", s.keys.groupSet(group)))
 			return wrongType(err, s.keys.groupSet(group), "SCARD")
 		})
 	}
@@ -233,17 +233,17 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 // building it first if it is missing.
 func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, spec *orderSpec, start, stop int64) ([]Article, error) {
 	var articles []Article
-	err := s.session(ctx, func(c redis.Conn) error {
+	err := s.session(ctx, func(c link) error {
 		for {
 			cut, err := s.windowCut(spec)
 			if err != nil {
 				return err
 			}
-			reply, err := run(ctx, c, groupPageScript, s.groupPageCall(group, order, start, stop, cut))
+			reply, err := c.run(groupPageScript, s.groupPageCall(group, order, start, stop, cut))
 			if page, ok := reply.([]any); ok {
 				// The cache's scores may be as old as the cache; fetch reads
 				// each article's score afresh.
-				articles, _, err = s.fetch(ctx, c, page, false)
+				articles, _, err = s.fetch(c, page, false)
 				return err
 			}
 			done, err := trimmed(ctx, reply, err)

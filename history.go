@@ -54,14 +54,14 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		return []UserVote{}, nil
 	}
 	key := s.keys.userHistory(user)
-	err = s.session(ctx, func(c redis.Conn) error {
+	err = s.session(ctx, func(c link) error {
 		now := s.now()
 		if err := checkClock(now); err != nil {
 			return err
 		}
 		for read := 1; ; read++ {
 			var gone []any
-			votes, gone, err = s.historyPage(ctx, c, key, start, now)
+			votes, gone, err = s.historyPage(c, key, start, now)
 			if err != nil || len(gone) == 0 {
 				return err
 			}
@@ -75,7 +75,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 				member := string(m.([]byte))
 				args = append(args, "up:"+member, "down:"+member)
 			}
-			if _, err := do(ctx, c, "ZREM", args...); err != nil {
+			if _, err := c.do("ZREM", args...); err != nil {
 				return err
 			}
 			if read == maxHistoryReads {
@@ -96,8 +96,8 @@ const maxHistoryReads = 3
 // historyPage reads the page of the history key from start, the votes after
 // the history's time by now: the votes of the articles there are, in order,
 // and the members of those gone.
-func (s *Store) historyPage(ctx context.Context, c redis.Conn, key string, start int64, now time.Time) ([]UserVote, []any, error) {
-	reply, err := do(ctx, c, "ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
+func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
+	reply, err := c.do("ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
 		"WITHSCORES", "LIMIT", start, s.pageSize)
 	entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGEBYSCORE"))
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Store) historyPage(ctx context.Context, c redis.Conn, key string, start
 		dirs = append(dirs, dir)
 		times = append(times, at)
 	}
-	articles, gone, err := s.fetch(ctx, c, members, false)
+	articles, gone, err := s.fetch(c, members, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -66,7 +66,7 @@ func (s *Store) liveListing(group string, o Order) listing {
 // top-of-window order, then the articles.
 func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
 	var articles []Article
-	err := s.session(ctx, func(c redis.Conn) error {
+	err := s.session(ctx, func(c link) error {
 		// By score, the page's scores come with it; in any other order,
 		// fetch reads them from the score index.
 		withScores := l.order == ByScore
@@ -74,16 +74,16 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		var err error
 		switch {
 		case withScores:
-			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop, "WITHSCORES"))
+			page, err = redis.Values(c.do("ZREVRANGE", l.index, start, stop, "WITHSCORES"))
 		case l.spec.window > 0:
-			page, err = redis.Values(s.windowRead(ctx, c, l, command{"ZREVRANGE", []any{l.index, start, stop}}))
+			page, err = redis.Values(s.windowRead(c, l, command{"ZREVRANGE", []any{l.index, start, stop}}))
 		default:
-			page, err = redis.Values(do(ctx, c, "ZREVRANGE", l.index, start, stop))
+			page, err = redis.Values(c.do("ZREVRANGE", l.index, start, stop))
 		}
 		if err != nil {
 			return wrongType(err, l.index, "ZREVRANGE")
 		}
-		articles, _, err = s.fetch(ctx, c, page, withScores)
+		articles, _, err = s.fetch(c, page, withScores)
 		return err
 	})
 	return articles, err
@@ -121,7 +121,7 @@ func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
 // parse is skipped: one bad record does not break a listing. gone holds the
 // members of the page whose article is gone (no hash or no score), as the
 // page gave them.
-func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores bool) (articles []Article, gone []any, err error) {
+func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, gone []any, err error) {
 	step := 1
 	if withScores {
 		step = 2
@@ -162,7 +162,7 @@ func (s *Store) fetch(ctx context.Context, c redis.Conn, page []any, withScores 
 		}
 		cmds = append(cmds, command{"ZMSCORE", args[at:]})
 	}
-	replies, err := pipeline(ctx, c, cmds)
+	replies, err := c.pipeline(cmds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,13 +219,13 @@ func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
 // count is the size of l's index; a window's index is trimmed first.
 func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	var n int64
-	err := s.session(ctx, func(c redis.Conn) error {
+	err := s.session(ctx, func(c link) error {
 		var reply any
 		var err error
 		if l.spec.window > 0 {
-			reply, err = s.windowRead(ctx, c, l, command{"ZCARD", []any{l.index}})
+			reply, err = s.windowRead(c, l, command{"ZCARD", []any{l.index}})
 		} else {
-			reply, err = do(ctx, c, "ZCARD", l.index)
+			reply, err = c.do("ZCARD", l.index)
 		}
 		n, err = redis.Int64(reply, err)
 		return wrongType(err, l.index, "ZCARD")

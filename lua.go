@@ -56,7 +56,7 @@ var (
 // broken build.
 func loadScript(name string) *script {
 	body := luaSource(name)
-	src := luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), body) + body)
+	src := luaConstants.Replace(preludeFor(preludeParts(luaSource("prelude.lua")), body) + body)
 	sum := sha1.Sum([]byte(src))
 	hash := hex.EncodeToString(sum[:])
 	return &script{name: name, src: src, hash: hash, hashArg: hash}
@@ -90,10 +90,10 @@ func preludeParts(prelude string) []preludePart {
 	return parts
 }
 
-// link gives the parts body uses, and the parts those use, in the prelude's
+// preludeFor gives the parts body uses, and the parts those use, in the prelude's
 // order: a script defines every function before it on every call, so it
 // gets only those it needs.
-func link(parts []preludePart, body string) string {
+func preludeFor(parts []preludePart, body string) string {
 	used := map[string]bool{}
 	var need func(text string)
 	need = func(text string) {

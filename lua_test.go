@@ -41,7 +41,7 @@ func luaConns(t *testing.T) map[string]redis.Conn {
 }
 
 // valueScript evaluates the prelude's value for the kind and counts in ARGV.
-var valueScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "value number") +
+var valueScript = luaConstants.Replace(preludeFor(preludeParts(luaSource("prelude.lua")), "value number") +
 	"return number(value(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])))")
 
 // wantValue is what an index of each kind holds, computed in Go from the
@@ -165,7 +165,7 @@ func TestPreludeLinksWhatAScriptUses(t *testing.T) {
 	linked := func(body string) string {
 		var got []string
 		for _, p := range parts {
-			if strings.Contains(link(parts, body), p.text) {
+			if strings.Contains(preludeFor(parts, body), p.text) {
 				got = append(got, p.name)
 			}
 		}

@@ -22,6 +22,15 @@ const (
 	DefaultPageSize = 25
 	// DefaultGroupCacheTTL is how long a group listing is cached.
 	DefaultGroupCacheTTL = 60 * time.Second
+	// DefaultTimeout is the longest a call waits for Redis to answer one
+	// round trip when its context has no earlier deadline. It is Redis's
+	// own threshold for a busy script (busy-reply-threshold, 5 s), past
+	// which Redis answers other clients BUSY: far above what any of the
+	// Store's round trips takes on a sound server (the slowest, the book's
+	// cached listing of a group of a million articles, takes 2.6 s), and
+	// short enough that a server that has stopped answering (paused,
+	// partitioned, swapping) shows as an error within seconds, not never.
+	DefaultTimeout = 5 * time.Second
 )
 
 // Limits on option values.
@@ -50,6 +59,7 @@ type config struct {
 	orders   []Order
 	live     bool
 	history  time.Duration
+	timeout  time.Duration
 }
 
 func defaultConfig() config {
@@ -59,6 +69,7 @@ func defaultConfig() config {
 		pageSize: DefaultPageSize,
 		groupTTL: DefaultGroupCacheTTL,
 		now:      time.Now,
+		timeout:  DefaultTimeout,
 	}
 }
 
@@ -147,6 +158,21 @@ func WithUserHistory(d time.Duration) Option {
 	return func(c *config) { c.history = d }
 }
 
+// WithTimeout sets the longest a call waits for Redis to answer one round
+// trip when its context has no earlier deadline: then the call returns an
+// error, for which errors.Is(err, os.ErrDeadlineExceeded) holds, saying
+// that Redis did not answer in time, and the connection is dropped. A call
+// of several round trips (a window listing that trims in steps, Reindex)
+// may take longer in all. It bounds a round trip through the connection's
+// read timeout (redis.ConnWithTimeout, as *redis.Pool's and redisc's
+// connections have); on a connection without one, only the pool's own
+// timeouts bound it. Zero means no bound: a call with a context that has no
+// deadline waits as long as Redis takes. It must not be negative. The
+// default is DefaultTimeout (5s).
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
+}
+
 func (c config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
@@ -168,6 +194,9 @@ func (c config) validate() error {
 	}
 	if c.history < 0 || c.history > 0 && c.history < time.Second {
 		return invalid("user history %v is negative or under a second", c.history)
+	}
+	if c.timeout < 0 {
+		return invalid("timeout %v is negative", c.timeout)
 	}
 	if c.now == nil {
 		return invalid("clock is nil")

@@ -108,8 +108,8 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 	if err := r.groups(); err != nil {
 		return r.counts, err
 	}
-	err = s.session(ctx, func(c redis.Conn) error {
-		_, err := do(ctx, c, "DEL", s.keys.reindexProgress())
+	err = s.session(ctx, func(c link) error {
+		_, err := c.do("DEL", s.keys.reindexProgress())
 		return err
 	})
 	if err != nil {
@@ -156,9 +156,9 @@ type reindexRun struct {
 func (r *reindexRun) load() error {
 	s := r.s
 	var fields map[string]string
-	err := s.session(r.ctx, func(c redis.Conn) error {
+	err := s.session(r.ctx, func(c link) error {
 		var err error
-		fields, err = redis.StringMap(do(r.ctx, c, "HGETALL", s.keys.reindexProgress()))
+		fields, err = redis.StringMap(c.do("HGETALL", s.keys.reindexProgress()))
 		return wrongType(err, s.keys.reindexProgress(), "HGETALL")
 	})
 	if err != nil {
@@ -170,8 +170,8 @@ func (r *reindexRun) load() error {
 		if len(s.kept) > 2 {
 			r.phase = "orders"
 		}
-		return s.session(r.ctx, func(c redis.Conn) error {
-			_, err := pipeline(r.ctx, c, []command{
+		return s.session(r.ctx, func(c link) error {
+			_, err := c.pipeline([]command{
 				{"DEL", []any{s.keys.reindexProgress()}},
 				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", r.phase, "scan", r.scan}},
 			})
@@ -211,11 +211,11 @@ func (r *reindexRun) orders() error {
 		if orders[o].window == 0 {
 			continue
 		}
-		err := s.session(r.ctx, func(c redis.Conn) error {
-			if err := s.trimWindow(r.ctx, c, s.siteListing(o)); err != nil {
+		err := s.session(r.ctx, func(c link) error {
+			if err := s.trimWindow(c, s.siteListing(o)); err != nil {
 				return err
 			}
-			n, err := redis.Int(do(r.ctx, c, "HINCRBY", s.keys.reindexProgress(), "steps", 1))
+			n, err := redis.Int(c.do("HINCRBY", s.keys.reindexProgress(), "steps", 1))
 			r.counts.Steps = n
 			return err
 		})
@@ -295,8 +295,8 @@ func (r *reindexRun) groups() error {
 	for {
 		var found []string
 		var next string
-		err := s.session(r.ctx, func(c redis.Conn) error {
-			replies, err := pipeline(r.ctx, c, []command{
+		err := s.session(r.ctx, func(c link) error {
+			replies, err := c.pipeline([]command{
 				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", "groups", "scan", r.scan}},
 				{"HINCRBY", []any{s.keys.reindexProgress(), "steps", 1}},
 				{"SCAN", []any{r.scan, "MATCH", pattern, "COUNT", scanCount}},

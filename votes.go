@@ -120,7 +120,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		return err
 	}
 	var reply any
-	err = s.session(ctx, func(c redis.Conn) error {
+	err = s.session(ctx, func(c link) error {
 		// The clock is read once the connection is had, as close as it can
 		// be to the script's run.
 		now := s.now()
@@ -128,7 +128,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		reply, err = run(ctx, c, voteScript, s.voteCall(user, articleID, dir, now))
+		reply, err = c.run(voteScript, s.voteCall(user, articleID, dir, now))
 		return err
 	})
 	st, err := readStatus(reply, err)

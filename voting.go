@@ -21,6 +21,9 @@ type Store struct {
 	groupTTL time.Duration
 	now      func() time.Time
 	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
+	// timeout bounds each round trip whose context has no earlier deadline
+	// (WithTimeout); 0 for no bound.
+	timeout time.Duration
 
 	// keeps says which orders the Store keeps an index for; kept are those
 	// orders, in the order of the table (ByScore and ByTime first), and
@@ -81,6 +84,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		tagged:   hasHashTag(cfg.prefix),
 		live:     cfg.live,
 		history:  cfg.history,
+		timeout:  cfg.timeout,
 
 		trimBatch:    defaultTrimBatch,
 		reindexBatch: defaultReindexBatch,
@@ -112,6 +116,10 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Timeout returns the longest a call waits for Redis to answer a round trip
+// when its context has no earlier deadline (WithTimeout); 0 for no bound.
+func (s *Store) Timeout() time.Duration { return s.timeout }
 
 // PageSize returns the number of articles in a full listing page.
 func (s *Store) PageSize() int { return s.pageSize }

@@ -56,25 +56,25 @@ func (s *Store) trimCall(l listing, cut string) call {
 // articles within the window, and no reply passes through Lua. It returns
 // read's reply. If more is left to trim than one step takes, it runs the
 // pair again.
-func (s *Store) windowRead(ctx context.Context, c redis.Conn, l listing, read command) (any, error) {
+func (s *Store) windowRead(c link, l listing, read command) (any, error) {
 	for {
 		cut, err := s.windowCut(l.spec)
 		if err != nil {
 			return nil, err
 		}
-		replies, err := pipeline(ctx, c, []command{{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}, read})
+		replies, err := c.pipeline([]command{{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}, read})
 		if err != nil {
 			return nil, err
 		}
 		if noScript(replies[0]) {
 			// Redis does not have the script yet: run it once on its own,
 			// which sends its source, then read again.
-			if err := s.trimWindow(ctx, c, l); err != nil {
+			if err := s.trimWindow(c, l); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		done, err := trimmed(ctx, replies[0], nil)
+		done, err := trimmed(c.ctx, replies[0], nil)
 		if err != nil {
 			return nil, err
 		}
@@ -88,14 +88,14 @@ func (s *Store) windowRead(ctx context.Context, c redis.Conn, l listing, read co
 }
 
 // trimWindow trims a window listing to its window, in steps.
-func (s *Store) trimWindow(ctx context.Context, c redis.Conn, l listing) error {
+func (s *Store) trimWindow(c link, l listing) error {
 	for {
 		cut, err := s.windowCut(l.spec)
 		if err != nil {
 			return err
 		}
-		reply, err := run(ctx, c, trimWindowScript, s.trimCall(l, cut))
-		if done, err := trimmed(ctx, reply, err); done || err != nil {
+		reply, err := c.run(trimWindowScript, s.trimCall(l, cut))
+		if done, err := trimmed(c.ctx, reply, err); done || err != nil {
 			return err
 		}
 	}
