@@ -92,7 +92,7 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 		livePrefix = k.livePrefix()
 	}
 	var c call
-	c.key(k.counter(), k.trimmedHash(), k.groupNames())
+	c.key(k.counter(), k.trimmedHash(), k.groupNames(), k.indexedHash())
 	c.key(s.indexes...)
 	if s.history > 0 {
 		c.key(k.userHistory(poster))
@@ -102,6 +102,8 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 		title, link, poster, unixSeconds(now), formatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds())
 	orderList(&c, s.kept, now, orderKey, orderKind, orderWindow, orderCut)
 	c.names(groups)
+	c.names(s.built)
+	c.names(s.unbuilt)
 	return c
 }
 

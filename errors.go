@@ -29,6 +29,15 @@ var (
 	// The error names the key or field. Nothing is written when it is
 	// returned; listings skip such articles instead.
 	ErrCorrupt = errors.New("voting: corrupt data")
+	// ErrNotIndexed is returned by a listing or a count of an index that
+	// the namespace holds articles without: one of an order the Store keeps
+	// (WithOrders), or a live group index (WithLiveGroups), that was not
+	// kept when those articles were posted, by this library with other
+	// options or by the book's code. Reindex builds it; from then on, as for
+	// an index kept since the namespace's first article, listings never
+	// return it, unless a Store that does not keep the index posts an
+	// article or changes its groups, which it cannot write there.
+	ErrNotIndexed = errors.New("voting: index not built")
 )
 
 // errPrefix starts the text of every error of the package, once.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -465,18 +466,25 @@ func Example_httpHandler() {
 			return http.StatusNotFound
 		case errors.Is(err, voting.ErrVotingClosed):
 			return http.StatusConflict
-		case errors.Is(err, context.DeadlineExceeded):
-			return http.StatusGatewayTimeout
+		case errors.Is(err, voting.ErrNotIndexed):
+			return http.StatusServiceUnavailable // until Reindex has run
+		case errors.Is(err, context.Canceled):
+			return 499 // the client has gone: nginx's "client closed request"
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+			return http.StatusGatewayTimeout // the request's deadline, or WithTimeout
 		}
 		return http.StatusInternalServerError
 	}
 	mux := http.NewServeMux()
-	// GET /articles?order=time&page=2
+	// GET /articles?order=time&page=2; no order is the default, by score.
 	mux.HandleFunc("GET /articles", func(w http.ResponseWriter, r *http.Request) {
-		order, err := voting.ParseOrder(r.FormValue("order"))
-		if err != nil {
-			http.Error(w, err.Error(), status(err))
-			return
+		order := voting.ByScore
+		if name := r.FormValue("order"); name != "" {
+			var err error
+			if order, err = voting.ParseOrder(name); err != nil {
+				http.Error(w, err.Error(), status(err))
+				return
+			}
 		}
 		page, err := strconv.Atoi(r.FormValue("page"))
 		if err != nil {
@@ -517,6 +525,11 @@ func Example_httpHandler() {
 		w.WriteHeader(http.StatusNoContent)
 	})
 
+	// A request whose client has gone.
+	gone := httptest.NewRequest("GET", "/articles?page=1", nil)
+	cancelled, cancel := context.WithCancel(gone.Context())
+	cancel()
+	gone = gone.WithContext(cancelled)
 	for _, req := range []*http.Request{
 		httptest.NewRequest("GET", "/articles?order=time&page=2", nil),
 		httptest.NewRequest("POST", "/articles/2/vote?user=bob&dir=up", nil),
@@ -524,6 +537,9 @@ func Example_httpHandler() {
 		httptest.NewRequest("DELETE", "/articles/3", nil),
 		httptest.NewRequest("DELETE", "/articles/3", nil),
 		httptest.NewRequest("GET", "/articles?order=hot", nil),
+		httptest.NewRequest("GET", "/articles", nil),
+		httptest.NewRequest("GET", "/articles?order=sideways", nil),
+		gone,
 	} {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, req)
@@ -536,6 +552,9 @@ func Example_httpHandler() {
 	// DELETE /articles/3: 204
 	// DELETE /articles/3: 404 voting: delete article 3: article not found
 	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
+	// GET /articles: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
+	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year
+	// GET /articles?page=1: 499 voting: list articles by score: context canceled
 }
 
 // A user's history: the articles they voted on, newest vote first, still

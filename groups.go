@@ -57,13 +57,14 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 		live, livePrefix = s.kept, k.livePrefix()
 	}
 	var c call
-	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames())
+	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames(), k.indexedHash())
 	for _, o := range live {
 		c.key(k.index(o))
 	}
 	c.arg(member, k.groupSet(""), livePrefix, MaxGroups)
 	orderList(&c, live, now, orderKey, orderWindow, orderCut)
 	c.names(groups)
+	c.names(s.unbuiltLive)
 	return c
 }
 
@@ -157,12 +158,12 @@ func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []s
 }
 
 // CountGroupArticles returns how many articles a group's listing of the
-// order holds, as CountArticles does for the site. With live groups
-// (WithLiveGroups) it is the size of the group's live index, exact for
-// every order. Without them it is the size of the group's set, which is
-// what the book's group listings by ByScore and ByTime hold; a
-// top-of-window order then gives an error wrapping ErrInvalid, since only a
-// live index knows a group's window.
+// order holds, as CountArticles does for the site: the size of what
+// GetGroupArticles reads its pages from, so that a count and the pages it
+// numbers agree. With live groups (WithLiveGroups) that is the group's live
+// index, exact for every order. Without them it is the book's cached
+// listing, built first if it is missing, as a page would build it: the
+// count is as old as the cache, as the pages are.
 func (s *Store) CountGroupArticles(ctx context.Context, group string, order Order) (n int64, err error) {
 	defer func() {
 		if err != nil {
@@ -172,22 +173,17 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 	if err := checkGroup(group); err != nil {
 		return 0, err
 	}
-	spec, err := s.checkOrder(order)
-	if err != nil {
+	if _, err := s.checkOrder(order); err != nil {
 		return 0, err
 	}
-	switch {
-	case s.live:
-		n, err = s.count(ctx, s.liveListing(group, order))
-	case spec.window > 0:
-		return 0, invalid("counting a group's listing by %s needs live groups: give New WithLiveGroups()", spec.name)
-	default:
-		err = s.session(ctx, func(c link) error {
-			var err error
-			n, err = redis.Int64(c.do("SCARD", s.keys.groupSet(group)))
-			return wrongType(err, s.keys.groupSet(group), "SCARD")
-		})
+	if s.live {
+		return s.count(ctx, s.liveListing(group, order))
 	}
+	err = s.session(ctx, func(c link) error {
+		reply, err := s.cachedGroup(c, group, order, 0, 0, true)
+		n, _ = reply.(int64)
+		return err
+	})
 	return n, err
 }
 
@@ -213,7 +209,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err := checkGroup(group); err != nil {
 		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
-	spec, start, stop, past, err := s.pageRange(page, order)
+	_, start, stop, past, err := s.pageRange(page, order)
 	if err != nil || past {
 		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
@@ -221,7 +217,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if s.live {
 		articles, err = s.list(ctx, s.liveListing(group, order), start, stop)
 	} else {
-		articles, err = s.cachedGroupPage(ctx, group, order, spec, start, stop)
+		articles, err = s.cachedGroupPage(ctx, group, order, start, stop)
 	}
 	if err != nil {
 		return nil, failed(err, "list group "+group+" by "+order.String())
@@ -231,38 +227,62 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 
 // cachedGroupPage reads a page of the book's cached group listing,
 // building it first if it is missing.
-func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, spec *orderSpec, start, stop int64) ([]Article, error) {
+func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, start, stop int64) ([]Article, error) {
 	var articles []Article
 	err := s.session(ctx, func(c link) error {
-		for {
-			cut, err := s.windowCut(spec)
-			if err != nil {
-				return err
-			}
-			reply, err := c.run(groupPageScript, s.groupPageCall(group, order, start, stop, cut))
-			if page, ok := reply.([]any); ok {
-				// The cache's scores may be as old as the cache; fetch reads
-				// each article's score afresh.
-				articles, _, err = s.fetch(c, page, false)
-				return err
-			}
-			done, err := trimmed(ctx, reply, err)
-			if err != nil {
-				return err
-			}
-			if done {
-				return fmt.Errorf("unexpected reply %v", reply)
-			}
+		reply, err := s.cachedGroup(c, group, order, start, stop, false)
+		if err != nil {
+			return err
 		}
+		page, ok := reply.([]any)
+		if !ok {
+			return fmt.Errorf("unexpected reply %v", reply)
+		}
+		// The cache's scores may be as old as the cache; fetch reads each
+		// article's score afresh.
+		articles, _, err = s.fetch(c, page, false)
+		return err
 	})
 	return articles, err
 }
 
+// cachedGroup runs group_page.lua for a page from start to stop of the
+// book's cached group listing of order, or with size for its size, and
+// gives its reply: the page, or the size.
+func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64, size bool) (any, error) {
+	for {
+		cut, err := s.windowCut(&orders[order])
+		if err != nil {
+			return nil, err
+		}
+		cl := s.groupPageCall(group, order, start, stop, cut, size)
+		reply, err := c.run(groupPageScript, cl)
+		switch reply.(type) {
+		case []any, int64:
+			return reply, err
+		}
+		if st, rerr := readStatus(reply, err); rerr == nil && st.word == replyNotIndexed {
+			return nil, notIndexed(buildField(order, false))
+		}
+		done, err := trimmed(c.ctx, reply, err)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return nil, fmt.Errorf("unexpected reply %v", reply)
+		}
+	}
+}
+
 // groupPageCall builds group_page.lua's KEYS and ARGV.
-func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string) call {
+func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool) call {
 	k := s.keys
+	var stopArg any = stop
+	if size {
+		stopArg = ""
+	}
 	return call{
-		keys: []string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash()},
-		args: []any{s.groupTTL.Milliseconds(), start, stop, markField(&orders[order], ""), cut, s.trimBatch},
+		keys: []string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash(), k.indexedHash()},
+		args: []any{s.groupTTL.Milliseconds(), start, stopArg, markField(&orders[order], ""), cut, s.trimBatch, buildField(order, false)},
 	}
 }

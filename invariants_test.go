@@ -43,6 +43,12 @@ import (
 //     the entries the site's index of that order would hold if it listed
 //     only the group's members (with the group's own mark for a window),
 //     with the same values, and there is no other live index.
+//   - every field of indexed: names an index, the site's of an order beyond
+//     the book's two ("votes") or the groups' live ones of an order
+//     ("live:score"), and is "1" (built) or "0" (being built); an index
+//     marked built holds every article it should, whether or not the
+//     Store keeps it (one it does not keep may hold values a vote has left
+//     behind, so only its members are checked);
 //   - every user's history (history:<user>) has a time to live, and each of
 //     its entries is "up:" or "down:" before an article's member, one per
 //     article; while voting on the article is open the user is in its
@@ -142,7 +148,9 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	// checkIndex checks an index of order: the site's, or a group's live
 	// one; belongs says which articles it lists, field is its mark's field
 	// in trimmed: if it has a window.
-	checkIndex := func(index, field string, order voting.Order, belongs func(member string) bool) {
+	// values says whether to check the entries' values too, as for an index
+	// the Store keeps.
+	checkIndex := func(index, field string, order voting.Order, belongs func(member string) bool, values bool) {
 		entries, err := redis.StringMap(c.Do("ZRANGE", index, 0, -1, "WITHSCORES"))
 		if err != nil {
 			e.t.Fatalf("ZRANGE %s: %v", index, err)
@@ -171,7 +179,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 				fail("%s holds %s, posted at %v, at or before its mark %v", index, member, a.posted, after)
 			}
 			got, _ := strconv.ParseFloat(value, 64)
-			if !voting.IndexValueMatches(order, got, a.posted, float64(a.up), float64(a.down), a.score) {
+			if values && !voting.IndexValueMatches(order, got, a.posted, float64(a.up), float64(a.down), a.score) {
 				want := voting.IndexValue(order, a.posted, float64(a.up), float64(a.down), a.score)
 				fail("%s gives %s %v, want %v (%d up, %d down)", index, member, got, want, a.up, a.down)
 			}
@@ -187,7 +195,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	everyArticle := func(string) bool { return true }
 	for _, order := range e.store.Orders() {
 		if order != voting.ByScore && order != voting.ByTime {
-			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle)
+			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, true)
 		}
 	}
 
@@ -268,28 +276,63 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	// With live groups, each group's live index of each kept order is the
 	// site's index of that order filtered to the group's members, with the
 	// same values; and every live index is of a kept order and a group.
-	if e.store.LiveGroups() {
-		groups := map[string]map[string]bool{} // group name -> member -> true
-		for member, names := range inGroups {
-			for _, name := range names {
-				if groups[name] == nil {
-					groups[name] = map[string]bool{}
-				}
-				groups[name][member] = true
+	groups := map[string]map[string]bool{} // group name -> member -> true
+	for member, names := range inGroups {
+		for _, name := range names {
+			if groups[name] == nil {
+				groups[name] = map[string]bool{}
 			}
+			groups[name][member] = true
 		}
-		kept := map[string]bool{}
+	}
+	keptOrder := map[voting.Order]bool{}
+	for _, order := range e.store.Orders() {
+		keptOrder[order] = true
+	}
+	checkLive := func(order voting.Order, values bool) map[string]bool {
+		checked := map[string]bool{}
 		for name, members := range groups {
-			for _, order := range e.store.Orders() {
-				index := e.key("live:" + order.String() + ":" + name)
+			index := e.key("live:" + order.String() + ":" + name)
+			checked[index] = true
+			checkIndex(index, order.String()+":"+name, order, func(m string) bool { return members[m] }, values)
+		}
+		return checked
+	}
+	if e.store.LiveGroups() {
+		kept := map[string]bool{}
+		for _, order := range e.store.Orders() {
+			for index := range checkLive(order, true) {
 				kept[index] = true
-				checkIndex(index, order.String()+":"+name, order, func(m string) bool { return members[m] })
 			}
 		}
 		for _, k := range all {
 			if strings.HasPrefix(k, e.key("live:")) && !kept[k] {
 				fail("%s is the live index of no kept order of a group", k)
 			}
+		}
+	}
+	marks, err := redis.StringMap(c.Do("HGETALL", e.key("indexed:")))
+	if err != nil {
+		e.t.Fatalf("HGETALL indexed: %v", err)
+	}
+	for field, mark := range marks {
+		name, live := strings.CutPrefix(field, "live:")
+		order, err := voting.ParseOrder(name)
+		switch {
+		case err != nil || order.String() != name || !live && (order == voting.ByScore || order == voting.ByTime):
+			fail("indexed: holds %q, the field of no index", field)
+			continue
+		case mark != "1" && mark != "0":
+			fail("indexed: %s = %q, neither built nor being built", field, mark)
+			continue
+		case mark == "0":
+			continue
+		}
+		switch {
+		case live && !(e.store.LiveGroups() && keptOrder[order]):
+			checkLive(order, false)
+		case !live && !keptOrder[order]:
+			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, false)
 		}
 	}
 	for _, history := range histories {
@@ -401,6 +444,12 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 			e.do("PEXPIRE", e.key("voted:96"), 60000)
 		}},
 		{"counter behind an article", func(e *env, id string) { e.do("SET", e.key("article:"), 0) }},
+		{"index marked built that lacks an article", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "votes", "1") }},
+		{"live indexes marked built that lack an article", func(e *env, id string) {
+			e.do("HSET", e.key("indexed:"), "live:score", "1")
+		}},
+		{"mark of no index", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "score", "1") }},
+		{"mark neither built nor being built", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "votes", "2") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,10 @@ package voting
 //	                              has yet to clear: its voter sets, renamed, with their
 //	                              time to live
 //	reindex:              hash    where an unfinished Reindex goes on from (reindex.go)
+//	indexed:              hash    which indexes hold every article (built.go): field
+//	                              "votes", "top-week", ... for a site index beyond the
+//	                              book's two, "live:score", ... for the live group indexes
+//	                              of an order; "1" built, "0" being built by Reindex
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:
@@ -63,7 +67,7 @@ type keys struct {
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
 	article, score, time, voted, downvoted, group, record, trimmed, live, registry, history string
-	pendingVoted, pendingDownvoted, reindex                                                 string
+	pendingVoted, pendingDownvoted, reindex, indexed                                        string
 	indexes                                                                                 [len(orders)]string
 }
 
@@ -81,6 +85,7 @@ const (
 	historyPart   = "history:"
 	pendingPart   = "deleted:"
 	reindexPart   = "reindex:"
+	indexedPart   = "indexed:"
 )
 
 func newKeys(prefix string) keys {
@@ -96,6 +101,7 @@ func newKeys(prefix string) keys {
 		registry:  prefix + registryPart,
 		history:   prefix + historyPart,
 		reindex:   prefix + reindexPart,
+		indexed:   prefix + indexedPart,
 
 		pendingVoted:     prefix + pendingPart + votedPart,
 		pendingDownvoted: prefix + pendingPart + downvotedPart,
@@ -152,6 +158,9 @@ func (k keys) pendingDownvotedSet(id string) string { return k.pendingDownvoted 
 
 // reindexProgress is the hash of where an unfinished Reindex goes on from.
 func (k keys) reindexProgress() string { return k.reindex }
+
+// indexedHash is the hash of which indexes hold every article (built.go).
+func (k keys) indexedHash() string { return k.indexed }
 
 // groupRecord is the set of the names of the groups an article is in (no
 // key for none); recordPrefix is its name without the id, for scripts that

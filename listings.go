@@ -50,15 +50,19 @@ type listing struct {
 	// window is trimmed along (the site's, or the group's live one) and the
 	// field of its mark in trimmed:.
 	byTime, field string
+	// built is the field of indexed: that says whether the index is built
+	// (built.go); "" for one always built.
+	built string
 }
 
 func (s *Store) siteListing(o Order) listing {
-	return listing{order: o, spec: &orders[o], index: s.keys.index(o), byTime: s.keys.timeIndex(), field: markField(&orders[o], "")}
+	return listing{order: o, spec: &orders[o], index: s.keys.index(o), byTime: s.keys.timeIndex(),
+		field: markField(&orders[o], ""), built: buildField(o, false)}
 }
 
 func (s *Store) liveListing(group string, o Order) listing {
 	return listing{order: o, spec: &orders[o], index: s.keys.liveIndex(group, o),
-		byTime: s.keys.liveIndex(group, ByTime), field: markField(&orders[o], group)}
+		byTime: s.keys.liveIndex(group, ByTime), field: markField(&orders[o], group), built: buildField(o, true)}
 }
 
 // list reads the articles of one page of l, from start to stop, in two
@@ -70,23 +74,82 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		// By score, the page's scores come with it; in any other order,
 		// fetch reads them from the score index.
 		withScores := l.order == ByScore
-		var page []any
-		var err error
-		switch {
-		case withScores:
-			page, err = redis.Values(c.do("ZREVRANGE", l.index, start, stop, "WITHSCORES"))
-		case l.spec.window > 0:
-			page, err = redis.Values(s.windowRead(c, l, command{"ZREVRANGE", []any{l.index, start, stop}}))
-		default:
-			page, err = redis.Values(c.do("ZREVRANGE", l.index, start, stop))
+		read := command{"ZREVRANGE", []any{l.index, start, stop}}
+		if withScores {
+			read.args = append(read.args, "WITHSCORES")
 		}
+		page, err := redis.Values(s.read(c, l, read))
 		if err != nil {
-			return wrongType(err, l.index, "ZREVRANGE")
+			return err
 		}
 		articles, _, err = s.fetch(c, page, withScores)
 		return err
 	})
 	return articles, err
+}
+
+// read sends read, a read of l's index, and returns its reply. Before it,
+// in the same round trip, go what the read needs: for a window, the script
+// that trims the index to the window (Redis runs the read right after it,
+// so that the read sees exactly the articles within the window, and no
+// reply passes through Lua; if more is left to trim than one step takes,
+// read runs the lot again); and for an index that may not be built, the
+// read of its mark, so that a listing of an index not built is
+// ErrNotIndexed, not a page that leaves articles out.
+func (s *Store) read(c link, l listing, read command) (any, error) {
+	if l.spec.window == 0 && l.built == "" {
+		reply, err := c.do(read.name, read.args...)
+		return reply, wrongType(err, l.index, read.name)
+	}
+	for {
+		cmds := make([]command, 0, 3)
+		if l.spec.window > 0 {
+			cut, err := s.windowCut(l.spec)
+			if err != nil {
+				return nil, err
+			}
+			cmds = append(cmds, command{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))})
+		}
+		if l.built != "" {
+			cmds = append(cmds, command{"HGET", []any{s.keys.indexedHash(), l.built}})
+		}
+		replies, err := c.pipeline(append(cmds, read))
+		if err != nil {
+			return nil, err
+		}
+		if l.spec.window > 0 {
+			if noScript(replies[0]) {
+				// Redis does not have the script yet: run it once on its
+				// own, which sends its source, then read again.
+				if err := s.trimWindow(c, l); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			done, err := trimmed(c.ctx, replies[0], nil)
+			if err != nil {
+				return nil, err
+			}
+			if !done {
+				continue
+			}
+			replies = replies[1:]
+		}
+		if l.built != "" {
+			mark, err := redis.String(replies[0], nil)
+			switch {
+			case err == redis.ErrNil || err == nil && mark != builtYes:
+				return nil, notIndexed(l.built)
+			case err != nil:
+				return nil, wrongType(err, s.keys.indexedHash(), "HGET")
+			}
+			replies = replies[1:]
+		}
+		if rerr, ok := replies[0].(redis.Error); ok {
+			return nil, wrongType(rerr, l.index, read.name)
+		}
+		return replies[0], nil
+	}
 }
 
 // pageRange checks page and order and gives the order's row and the page's
@@ -220,15 +283,9 @@ func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
 func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	var n int64
 	err := s.session(ctx, func(c link) error {
-		var reply any
 		var err error
-		if l.spec.window > 0 {
-			reply, err = s.windowRead(c, l, command{"ZCARD", []any{l.index}})
-		} else {
-			reply, err = c.do("ZCARD", l.index)
-		}
-		n, err = redis.Int64(reply, err)
-		return wrongType(err, l.index, "ZCARD")
+		n, err = redis.Int64(s.read(c, l, command{"ZCARD", []any{l.index}}))
+		return err
 	})
 	return n, err
 }

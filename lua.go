@@ -48,6 +48,7 @@ var (
 	trimWindowScript   = loadScript("trim_window.lua")
 	reindexOrders      = loadScript("reindex_orders.lua")
 	reindexGroup       = loadScript("reindex_group.lua")
+	reindexDone        = loadScript("reindex_done.lua")
 )
 
 // loadScript reads lua/name with the functions of the prelude it uses

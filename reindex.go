@@ -108,10 +108,13 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 	if err := r.groups(); err != nil {
 		return r.counts, err
 	}
-	err = s.session(ctx, func(c link) error {
-		_, err := c.do("DEL", s.keys.reindexProgress())
-		return err
-	})
+	var finish call
+	finish.key(s.keys.reindexProgress(), s.keys.indexedHash())
+	finish.names(s.built)
+	st, err := readStatus(s.script(ctx, reindexDone, finish))
+	if err == nil && st.word != replyOK {
+		err = st.err()
+	}
 	if err != nil {
 		return r.counts, err
 	}
@@ -170,11 +173,20 @@ func (r *reindexRun) load() error {
 		if len(s.kept) > 2 {
 			r.phase = "orders"
 		}
+		// The indexes the run builds are being built, unless they are
+		// built already.
+		cmds := []command{
+			{"DEL", []any{s.keys.reindexProgress()}},
+			{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", r.phase, "scan", r.scan}},
+		}
+		for _, field := range s.built {
+			cmds = append(cmds, command{"HSETNX", []any{s.keys.indexedHash(), field, builtStarting}})
+		}
 		return s.session(r.ctx, func(c link) error {
-			_, err := c.pipeline([]command{
-				{"DEL", []any{s.keys.reindexProgress()}},
-				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", r.phase, "scan", r.scan}},
-			})
+			replies, err := c.pipeline(cmds)
+			if err == nil {
+				err = replyError(cmds, replies)
+			}
 			return err
 		})
 	}

@@ -240,8 +240,12 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 	id := s.post("carol", "g") // through e.store, without live groups
 	s.vote(live, "dave", "1", voting.Up)
 	for _, order := range live.Orders() {
-		if got := listAll(t, live, "g", order); len(got) != 0 {
-			t.Errorf("live group g by %v before Reindex: %v, want none", order, idsOf(got))
+		got, err := live.GetGroupArticles(ctx, "g", 1, order)
+		if !errors.Is(err, voting.ErrNotIndexed) || got != nil {
+			t.Errorf("live group g by %v before Reindex: %v, %v; want ErrNotIndexed", order, idsOf(got), err)
+		}
+		if n, err := live.CountGroupArticles(ctx, "g", order); !errors.Is(err, voting.ErrNotIndexed) || n != 0 {
+			t.Errorf("count of live group g by %v before Reindex: %d, %v; want ErrNotIndexed", order, n, err)
 		}
 	}
 	done, err := live.ReindexWithProgress(ctx, nil)

@@ -14,15 +14,16 @@ import (
 
 // Status words the scripts answer with.
 const (
-	replyOK        = "ok"        // detail: the new id (post), the voters left to clear (delete)
-	replyUnchanged = "unchanged" // the vote is the one the user has
-	replyNotFound  = "notfound"
-	replyClosed    = "closed"
-	replyTaken     = "taken"   // detail: the key of the new id that exists
-	replyFull      = "full"    // the counter is at the largest id
-	replyCorrupt   = "corrupt" // detail: what is wrong, naming the key
-	replyMore      = "more"    // a trim has more to take out
-	replyTooMany   = "toomany" // detail: how many groups the article would be in
+	replyOK         = "ok"        // detail: the new id (post), the voters left to clear (delete)
+	replyUnchanged  = "unchanged" // the vote is the one the user has
+	replyNotFound   = "notfound"
+	replyClosed     = "closed"
+	replyTaken      = "taken"      // detail: the key of the new id that exists
+	replyFull       = "full"       // the counter is at the largest id
+	replyCorrupt    = "corrupt"    // detail: what is wrong, naming the key
+	replyMore       = "more"       // a trim has more to take out
+	replyTooMany    = "toomany"    // detail: how many groups the article would be in
+	replyNotIndexed = "notindexed" // the index a listing reads is not built
 )
 
 // A status is a script's status reply: a word and, for some words, a

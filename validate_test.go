@@ -156,10 +156,6 @@ func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 			_, err := e.store.CountGroupArticles(ctx, "go", voting.TopWeek)
 			return err
 		},
-		"CountGroupArticles window without live": func() error {
-			_, err := e.store.CountGroupArticles(ctx, "go", voting.TopDay)
-			return err
-		},
 		"UserHistory empty user": func() error { _, err := e.store.UserHistory(ctx, "", 1); return err },
 		"UserHistory long user":  func() error { _, err := e.store.UserHistory(ctx, long, 1); return err },
 		"UserHistory page 0":     func() error { _, err := e.store.UserHistory(ctx, "bob", 0); return err },

@@ -33,6 +33,10 @@ type Store struct {
 	indexes []string
 	// live is whether the Store keeps live group indexes (WithLiveGroups).
 	live bool
+	// built are the fields of indexed: of the indexes the Store keeps
+	// beyond the book's two (built.go), unbuilt those of every other index,
+	// and unbuiltLive those of them that are live group indexes.
+	built, unbuilt, unbuiltLive []string
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.
 	history time.Duration
@@ -100,6 +104,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			s.indexes = append(s.indexes, s.keys.index(Order(i)))
 		}
 	}
+	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
 	s.voteArgs = s.makeVoteArgs()
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster

@@ -5,11 +5,7 @@ package voting
 // trimmed lazily, in bounded steps, before anything reads it. A mark in
 // trimmed: says how far each window's index has been trimmed.
 
-import (
-	"context"
-
-	"github.com/gomodule/redigo/redis"
-)
+import "context"
 
 // defaultTrimBatch is how many aged-out articles one script takes out of a
 // window's index at most: about a millisecond of Redis's time.
@@ -48,43 +44,6 @@ func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
 // trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
 func (s *Store) trimCall(l listing, cut string) call {
 	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash()}, args: []any{l.field, cut, s.trimBatch}}
-}
-
-// windowRead sends read, a read of a window listing's index, right after
-// the script that trims the index to the window, in one round trip: Redis
-// runs the one right after the other, so that read sees exactly the
-// articles within the window, and no reply passes through Lua. It returns
-// read's reply. If more is left to trim than one step takes, it runs the
-// pair again.
-func (s *Store) windowRead(c link, l listing, read command) (any, error) {
-	for {
-		cut, err := s.windowCut(l.spec)
-		if err != nil {
-			return nil, err
-		}
-		replies, err := c.pipeline([]command{{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}, read})
-		if err != nil {
-			return nil, err
-		}
-		if noScript(replies[0]) {
-			// Redis does not have the script yet: run it once on its own,
-			// which sends its source, then read again.
-			if err := s.trimWindow(c, l); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		done, err := trimmed(c.ctx, replies[0], nil)
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			if rerr, ok := replies[1].(redis.Error); ok {
-				return nil, wrongType(rerr, l.index, read.name)
-			}
-			return replies[1], nil
-		}
-	}
 }
 
 // trimWindow trims a window listing to its window, in steps.

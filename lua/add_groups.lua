@@ -1,10 +1,10 @@
 -- add_groups.lua: adds an existing article, one Article finds, to groups,
 -- and the groups to the article's record of its groups.
 --
--- KEYS: hash, byScore, record, trimmed, registry, orders[].index
+-- KEYS: hash, byScore, record, trimmed, registry, indexed, orders[].index
 -- ARGV: member, groupPrefix, livePrefix ('' without live groups), maxGroups,
 --       orders[]: key, window ('' for none), cut ('' for none),
---       groups[]: name
+--       groups[]: name, unbuilt[]: field
 --
 -- orders are, with live groups, the kept orders (none without them), each
 -- with its index's key after the prefix and for a window order its name
@@ -16,15 +16,18 @@
 -- index lacks (an order kept since the article was posted, before Reindex)
 -- stays out, as does one a window has trimmed or would. An article may be
 -- in at most maxGroups groups: past that the script answers 'toomany' and
--- the number it would be in.
+-- the number it would be in. unbuilt are the fields of indexed: of the live
+-- group indexes the Store does not keep: it takes their marks away, since
+-- it cannot write them (built.go).
 
-local hash, byScore, record, trimmed, registry = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local hash, byScore, record, trimmed, registry, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local member, groupPrefix, livePrefix, maxGroups = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local orders, a = columns(5, 'key', 'window', 'cut')
-local groups
+local groups, unbuilt
 groups, a = columns(a, 'name')
-orders.index = {unpack(KEYS, 6, 5 + orders.n)}
-sent(5 + orders.n, a - 1)
+unbuilt, a = columns(a, 'field')
+orders.index = {unpack(KEYS, 7, 6 + orders.n)}
+sent(6 + orders.n, a - 1)
 
 local posted, bad = try('HGET', hash, 'time')
 if bad then
@@ -112,6 +115,12 @@ if orders.n > 0 then
 	end
 end
 
+local unmark
+unmark, bad = builtAmong(indexed, unbuilt.field)
+if bad then
+	return bad
+end
+
 -- Writes to keys no read has proven, undone if one is refused; the set of
 -- group names last, since nothing after it can be refused.
 for _, name in ipairs(new) do
@@ -135,5 +144,8 @@ end
 redis.call('SADD', record, unpack(new))
 if #newMarks > 0 then
 	redis.call('HSET', trimmed, unpack(newMarks))
+end
+if #unmark > 0 then
+	redis.call('HDEL', indexed, unpack(unmark))
 end
 return 'ok'

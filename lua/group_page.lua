@@ -1,28 +1,42 @@
--- group_page.lua: one page of a group's listing without live groups: the
--- book's cached intersection of the group with an index, built first if it
--- is missing. Check and build are one atomic step, so concurrent readers
--- build it once. The group's members weigh 0 and the index's scores 1, so
--- each article keeps exactly its index score (the book's AGGREGATE MAX would
--- lift every score below 1 to the members' 1). An empty intersection is not
--- kept (Redis deletes it, miniredis would not), and with no TTL the
--- intersection is dropped once read. ZINTERSTORE checks its sources' types
--- before it writes.
+-- group_page.lua: one page of a group's listing without live groups, or its
+-- size: the book's cached intersection of the group with an index, built
+-- first if it is missing. Check and build are one atomic step, so
+-- concurrent readers build it once, and a page and the count that numbers
+-- it read the same cache. The group's members weigh 0 and the index's
+-- scores 1, so each article keeps exactly its index score (the book's
+-- AGGREGATE MAX would lift every score below 1 to the members' 1). An empty
+-- intersection is not kept (Redis deletes it, miniredis would not), and
+-- with no TTL the intersection is dropped once read. ZINTERSTORE checks its
+-- sources' types before it writes.
 --
--- KEYS: cache, group, index, byTime, trimmed
--- ARGV: ttlMillis ('0' for no cache), start, stop, field ('' for an order
---       with no window), cut, batch
+-- KEYS: cache, group, index, byTime, trimmed, indexed
+-- ARGV: ttlMillis ('0' for no cache), start, stop ('' for the size), field
+--       ('' for an order with no window), cut, batch, built ('' for an index
+--       always built)
 --
 -- For a window order, the index is trimmed to the window before it is
 -- intersected; if more is left to trim than one step takes, the script
 -- answers 'more' having built nothing, and the caller runs it again. Like
 -- every cached group listing, a window's may hold, until the cache
--- expires, an article that has aged out since it was built.
+-- expires, an article that has aged out since it was built. An index that
+-- indexed: does not mark built (its field built) gives 'notindexed' and
+-- nothing else.
 
-local cache, group, index, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local cache, group, index, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local ttlMillis, start, stop, field, cut, batch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-sent(5, 6)
+local built = ARGV[7]
+sent(6, 7)
 local ttl = tonumber(ttlMillis)
 
+if built ~= '' then
+	local mark, bad = try('HGET', indexed, built)
+	if bad then
+		return bad
+	end
+	if mark ~= '1' then
+		return 'notindexed'
+	end
+end
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then
 	-- ZINTERSTORE would refuse a key of the wrong type, after the trim.
 	local _, bad = try('SISMEMBER', group, '')
@@ -46,17 +60,25 @@ if ttl == 0 or redis.call('EXISTS', cache) == 0 then
 	end
 	if redis.call('ZINTERSTORE', cache, 2, group, index, 'WEIGHTS', 0, 1) == 0 then
 		redis.call('DEL', cache)
+		if stop == '' then
+			return 0
+		end
 		return {}
 	end
 	if ttl > 0 then
 		redis.call('PEXPIRE', cache, ttlMillis)
 	end
 end
-local page, bad = try('ZREVRANGE', cache, start, stop)
+local out, bad
+if stop == '' then
+	out, bad = try('ZCARD', cache)
+else
+	out, bad = try('ZREVRANGE', cache, start, stop)
+end
 if bad then
 	return bad
 end
 if ttl == 0 then
 	redis.call('DEL', cache)
 end
-return page
+return out

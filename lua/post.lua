@@ -2,12 +2,13 @@
 -- entry in each kept index, the group memberships and, with live groups,
 -- an entry in each group's live index of each kept order.
 --
--- KEYS: counter, trimmed, registry, orders[].index, history (with a history)
+-- KEYS: counter, trimmed, registry, indexed, orders[].index, history (with a
+--       history)
 -- ARGV: articlePrefix, votedPrefix, downvotedPrefix, recordPrefix,
 --       groupPrefix, livePrefix ('' without live groups), title, link,
 --       poster, posted, score, cutoffMillis, historyMillis ('0' for none),
 --       orders[]: key, kind, window ('' for none), cut ('' for none),
---       groups[]: name
+--       groups[]: name, built[]: field, unbuilt[]: field
 --
 -- orders are the kept orders, ByScore's first and ByTime's second, each
 -- with its index's key after the prefix, the kind of its index, and for a
@@ -21,20 +22,27 @@
 -- names depend on the id or the group, and with the namespace's prefix they
 -- share its Redis Cluster slot (a group name holds no brace).
 --
+-- built are the fields of indexed: of the indexes the Store keeps beyond
+-- the book's two, unbuilt those of all others: a post into an empty
+-- namespace marks the first built, and a post takes away the marks of the
+-- others, which it cannot write (built.go).
+--
 -- A window's index takes the article unless a listing has already trimmed
 -- it past the posting time (a listing by a Store whose clock is ahead); the
 -- first post into an index with no mark gives it one.
 
-local counter, trimmed, registry = KEYS[1], KEYS[2], KEYS[3]
+local counter, trimmed, registry, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local articlePrefix, votedPrefix, downvotedPrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local groupPrefix, livePrefix = ARGV[5], ARGV[6]
 local title, link, poster, posted, score = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local cutoffMillis, historyMillis = ARGV[12], tonumber(ARGV[13])
 local orders, a = columns(14, 'key', 'kind', 'window', 'cut')
-local groups
+local groups, built, unbuilt
 groups, a = columns(a, 'name')
-orders.index = {unpack(KEYS, 4, 3 + orders.n)}
-local k = 4 + orders.n
+built, a = columns(a, 'field')
+unbuilt, a = columns(a, 'field')
+orders.index = {unpack(KEYS, 5, 4 + orders.n)}
+local k = 5 + orders.n
 local history
 if historyMillis > 0 then
 	history, k = KEYS[k], k + 1
@@ -123,6 +131,23 @@ for i, index in ipairs(indexes) do
 	end
 end
 
+-- Which indexes the post leaves built or not: all the Store's in an empty
+-- namespace, and none that it cannot write.
+local unmark
+unmark, bad = builtAmong(indexed, unbuilt.field)
+if bad then
+	return bad
+end
+local first = false
+if built.n > 0 then
+	local size
+	size, bad = try('ZCARD', orders.index[2]) -- the time index, which holds every article
+	if bad then
+		return bad
+	end
+	first = size == 0
+end
+
 -- Writes to keys no read has proven, undone if one is refused; the set of
 -- group names last, since nothing after it can be refused.
 for i, index in ipairs(indexes) do
@@ -163,6 +188,16 @@ if #names > 0 then
 end
 if #newMarks > 0 then
 	redis.call('HSET', trimmed, unpack(newMarks))
+end
+if #unmark > 0 then
+	redis.call('HDEL', indexed, unpack(unmark))
+end
+if first then
+	local set = {}
+	for _, field in ipairs(built.field) do
+		set[#set + 1], set[#set + 2] = field, '1'
+	end
+	redis.call('HSET', indexed, unpack(set))
 end
 if history then
 	forget(history, number(t - historyMillis / 1000), historyMillis)

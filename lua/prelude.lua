@@ -240,6 +240,29 @@ local function groupNames(key, names)
 	end
 end
 
+-- builtAmong reads which of fields (of indexes a write cannot keep) the hash
+-- indexed: marks as built or being built (built.go), so that the write can
+-- take those marks away; with no fields it checks the hash's type alone, for
+-- a write that marks it. It gives the fields marked, and a reply to return
+-- if the hash is unsound.
+local function builtAmong(indexed, fields)
+	if #fields == 0 then
+		local _, bad = try('HLEN', indexed)
+		return {}, bad
+	end
+	local got, bad = try('HMGET', indexed, unpack(fields))
+	if bad then
+		return nil, bad
+	end
+	local marked = {}
+	for i, field in ipairs(fields) do
+		if got[i] then
+			marked[#marked + 1] = field
+		end
+	end
+	return marked
+end
+
 -- recorded reads the names in an article's record of its groups, checked
 -- as group names; it gives them, and a reply to return if the record or a
 -- name is unsound. An article with no record is in no group the library

@@ -1,0 +1,73 @@
+package voting
+
+// This file holds which indexes are built, a concept of its own: an index
+// of an order beyond the book's two, or the groups' live indexes of an
+// order, holds every article only if it has been kept since the namespace's
+// first article or built by Reindex. The hash indexed: says which are
+// built. A listing reads its index's field in the round trip that reads its
+// page, and answers ErrNotIndexed for an index not built, rather than an
+// empty or partial page.
+//
+// A post into an empty namespace marks every index its Store keeps as
+// built. Reindex marks the indexes it builds "0" when its run starts and
+// "1" when the run completes, unless meanwhile a Store without one of them
+// has posted or changed an article's groups: such a Store cannot write an
+// index it does not keep, so it takes that index's mark away, and Reindex
+// then leaves it unmarked.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Values of a field of indexed:.
+const (
+	builtYes      = "1" // the index holds every article
+	builtStarting = "0" // Reindex is building it
+)
+
+// buildField is the field of indexed: for the site's index of o, or with
+// live for the groups' live indexes of o: "votes", "live:score". It is ""
+// for the site's indexes of the book's two orders, which every Store and
+// the book's code keep, so always built.
+func buildField(o Order, live bool) string {
+	switch {
+	case live:
+		return livePart + orders[o].name
+	case orders[o].always:
+		return ""
+	}
+	return orders[o].name
+}
+
+// buildFields gives the fields of indexed: of the indexes s keeps (built),
+// and of those it does not (unbuilt), and of those the live ones (the
+// indexes a change of groups writes).
+func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
+	for i := range orders {
+		o := Order(i)
+		if f := buildField(o, false); f != "" {
+			if s.keeps[o] {
+				built = append(built, f)
+			} else {
+				unbuilt = append(unbuilt, f)
+			}
+		}
+		if f := buildField(o, true); s.live && s.keeps[o] {
+			built = append(built, f)
+		} else {
+			unbuilt = append(unbuilt, f)
+			unbuiltLive = append(unbuiltLive, f)
+		}
+	}
+	return built, unbuilt, unbuiltLive
+}
+
+// notIndexed is ErrNotIndexed for a listing of the index whose field of
+// indexed: is field.
+func notIndexed(field string) error {
+	if order, live := strings.CutPrefix(field, livePart); live {
+		return &kindError{ErrNotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order)}
+	}
+	return &kindError{ErrNotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field)}
+}

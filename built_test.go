@@ -1,0 +1,234 @@
+package voting_test
+
+// Tests of which indexes are built (built.go): a listing or count of an
+// index that does not hold every article is ErrNotIndexed until Reindex
+// builds it, and never once it is built.
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/articlevote/voting"
+)
+
+// listOrCount lists page 1 of the site (group "") or a group by order, and
+// counts the same listing; it gives both errors.
+func listOrCount(s *voting.Store, group string, order voting.Order) (page []voting.Article, n int64, listErr, countErr error) {
+	if group == "" {
+		page, listErr = s.GetArticles(ctx, 1, order)
+		n, countErr = s.CountArticles(ctx, order)
+	} else {
+		page, listErr = s.GetGroupArticles(ctx, group, 1, order)
+		n, countErr = s.CountGroupArticles(ctx, group, order)
+	}
+	return page, n, listErr, countErr
+}
+
+// checkNotIndexed checks that the listing and the count of group (or the
+// site) by order answer ErrNotIndexed, saying to run Reindex.
+func checkNotIndexed(t *testing.T, s *voting.Store, group string, order voting.Order) {
+	t.Helper()
+	page, n, listErr, countErr := listOrCount(s, group, order)
+	for what, err := range map[string]error{"listing": listErr, "count": countErr} {
+		if !errors.Is(err, voting.ErrNotIndexed) || !strings.Contains(err.Error(), "run Reindex") {
+			t.Errorf("%s of %q by %v = %v; want ErrNotIndexed saying to run Reindex", what, group, order, err)
+		}
+	}
+	if page != nil || n != 0 {
+		t.Errorf("listing of %q by %v gave %v and a count of %d along with its error", group, order, idsOf(page), n)
+	}
+}
+
+// checkListed checks that the listing of group (or the site) by order holds
+// exactly want, in any order, and that its count agrees.
+func checkListed(t *testing.T, s *voting.Store, group string, order voting.Order, want []string) {
+	t.Helper()
+	page, n, listErr, countErr := listOrCount(s, group, order)
+	if listErr != nil || countErr != nil {
+		t.Fatalf("%q by %v: %v, %v", group, order, listErr, countErr)
+	}
+	got := idsOf(page)
+	if !sameIDs(got, want) || n != int64(len(want)) {
+		t.Errorf("%q by %v = %v, count %d; want %v", group, order, got, n, want)
+	}
+}
+
+func sameIDs(a, b []string) bool {
+	seen := map[string]int{}
+	for _, id := range a {
+		seen[id]++
+	}
+	for _, id := range b {
+		seen[id]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// TestListingsOfIndexesNotBuiltSaySo: data posted by a plain Store, opened
+// by one that keeps ByVotes and live groups, gave empty pages and counts of
+// 0 with no error until Reindex.
+func TestListingsOfIndexesNotBuiltSaySo(t *testing.T) {
+	e := newEnv(t)
+	ids := []string{e.post("alice", "one", "g"), e.post("bob", "two", "g"), e.post("carol", "three")}
+	if got := e.hash(e.key("indexed:")); len(got) != 0 {
+		t.Fatalf("a plain Store marked indexes built: %v", got)
+	}
+	opts := []voting.Option{voting.WithOrders(voting.ByVotes, voting.TopWeek)}
+	byOrders := storeAt(t, e, e.clock.Now(), opts...)
+	live := storeAt(t, e, e.clock.Now(), append(opts, voting.WithLiveGroups())...)
+	for _, o := range []voting.Order{voting.ByVotes, voting.TopWeek} {
+		checkNotIndexed(t, byOrders, "", o)
+		checkNotIndexed(t, byOrders, "g", o) // the book's cached listing reads the site's index
+	}
+	for _, o := range live.Orders() {
+		checkNotIndexed(t, live, "g", o)
+	}
+	// The book's two orders are always built, and so are their cached
+	// group listings.
+	for _, o := range []voting.Order{voting.ByScore, voting.ByTime} {
+		checkListed(t, byOrders, "", o, ids)
+		checkListed(t, byOrders, "g", o, ids[:2])
+	}
+
+	if err := byOrders.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.hash(e.key("indexed:")), map[string]string{"votes": "1", "top-week": "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: = %v after Reindex, want %v", got, want)
+	}
+	for _, o := range []voting.Order{voting.ByVotes, voting.TopWeek} {
+		checkListed(t, byOrders, "", o, ids)
+		checkListed(t, byOrders, "g", o, ids[:2])
+		checkNotIndexed(t, live, "g", o) // the live indexes are still to build
+	}
+	if err := live.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"votes": "1", "top-week": "1", "live:score": "1", "live:time": "1", "live:votes": "1", "live:top-week": "1"}
+	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: = %v after the live Reindex, want %v", got, want)
+	}
+	for _, o := range live.Orders() {
+		checkListed(t, live, "g", o, ids[:2])
+	}
+	e.store = live
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestIndexesKeptFromTheFirstArticleAreBuilt: the first post into an empty
+// namespace marks every index its Store keeps built, and no listing of
+// them ever answers ErrNotIndexed.
+func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	first := e.post("alice", "first", "g")
+	want := map[string]string{}
+	for _, o := range voting.Orders() {
+		want["live:"+o.String()] = "1"
+		if o != voting.ByScore && o != voting.ByTime {
+			want[o.String()] = "1"
+		}
+	}
+	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: after the first post = %v, want %v", got, want)
+	}
+	second := e.post("bob", "second", "g")
+	for _, o := range e.store.Orders() {
+		checkListed(t, e.store, "", o, []string{first, second})
+		checkListed(t, e.store, "g", o, []string{first, second})
+	}
+	// An emptied namespace is empty again: a Store that keeps fewer
+	// indexes takes the marks of the others away, and a post by the first
+	// marks them built again.
+	for _, id := range []string{first, second} {
+		if err := e.store.DeleteArticle(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain := storeAt(t, e, e.clock.Now())
+	if _, err := plain.PostArticle(ctx, "carol", "plain", "https://example.com/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.hash(e.key("indexed:")); len(got) != 0 {
+		t.Errorf("indexed: after a plain Store's post = %v, want none", got)
+	}
+	for _, o := range e.store.Orders()[2:] {
+		checkNotIndexed(t, e.store, "", o)
+	}
+}
+
+// TestAStoreThatCannotWriteAnIndexTakesItsMarkAway: a post by a Store that
+// does not keep an index leaves the article out of it, so the index is no
+// longer built; a group change by a Store without live groups does the same
+// to the live indexes, and not to the site's.
+func TestAStoreThatCannotWriteAnIndexTakesItsMarkAway(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups())
+	first := e.post("alice", "first", "g")
+	plain := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByVotes))
+	before := e.dump()
+	if err := plain.AddToGroups(ctx, first, "h"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.hash(e.key("indexed:")), map[string]string{"votes": "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: after a group change without live groups = %v, want %v (before: %s)", got, want, before)
+	}
+	checkNotIndexed(t, e.store, "h", voting.ByScore)
+	checkListed(t, e.store, "", voting.ByVotes, []string{first})
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkListed(t, e.store, "h", voting.ByScore, []string{first})
+
+	bare := storeAt(t, e, e.clock.Now())
+	second, err := bare.PostArticle(ctx, "bob", "second", "https://example.com/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.hash(e.key("indexed:")); len(got) != 0 {
+		t.Errorf("indexed: after a post by a Store without ByVotes or live groups = %v, want none", got)
+	}
+	checkNotIndexed(t, e.store, "", voting.ByVotes)
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkListed(t, e.store, "", voting.ByVotes, []string{first, second})
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexLeavesUnbuiltWhatAWriteUnbuiltDuringItsRun: a post by a Store
+// without the index while Reindex runs may come after the walk has passed;
+// the run then leaves the index unmarked, and the next run builds it.
+func TestReindexLeavesUnbuiltWhatAWriteUnbuiltDuringItsRun(t *testing.T) {
+	e := newEnv(t)
+	for i := range 5 {
+		e.post("alice", "article "+string(rune('a'+i)), "g")
+	}
+	votes := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByVotes))
+	voting.SetBatches(votes, 2, 2)
+	posted := ""
+	_, err := votes.ReindexWithProgress(ctx, func(p voting.ReindexProgress) {
+		if posted == "" && p.Articles > 0 {
+			var err error
+			if posted, err = e.store.PostArticle(context.Background(), "bob", "during", "https://example.com/during", "g"); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil || posted == "" {
+		t.Fatalf("Reindex: %v (posted %q)", err, posted)
+	}
+	checkNotIndexed(t, votes, "", voting.ByVotes)
+	if err := votes.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := votes.GetArticles(ctx, 1, voting.ByVotes); err != nil || len(page) != 6 {
+		t.Errorf("after the second run: %v, %v; want 6 articles", idsOf(page), err)
+	}
+}

@@ -1,0 +1,34 @@
+-- reindex_done.lua: completes a run of Reindex: it marks built each index
+-- the run built, one whose mark the run's start set to '0' (being built)
+-- and no write has taken away since, and deletes the run's progress.
+--
+-- KEYS: progress, indexed
+-- ARGV: built[]: field
+--
+-- built are the fields of indexed: of the indexes the Store keeps beyond
+-- the book's two (built.go). A post or a change of groups by a Store that
+-- does not keep one of them takes its mark away: that index then stays
+-- unmarked, for a later run to build.
+
+local progress, indexed = KEYS[1], KEYS[2]
+local built, a = columns(1, 'field')
+sent(2, a - 1)
+
+local set = {}
+if built.n > 0 then
+	local got, bad = try('HMGET', indexed, unpack(built.field))
+	if bad then
+		return bad
+	end
+	for i, field in ipairs(built.field) do
+		if got[i] == '0' then
+			set[#set + 1], set[#set + 2] = field, '1'
+		end
+	end
+end
+
+redis.call('DEL', progress)
+if #set > 0 then
+	redis.call('HSET', indexed, unpack(set))
+end
+return 'ok'
