@@ -1,5 +1,10 @@
 package voting
 
+import (
+	"reflect"
+	"strings"
+)
+
 // SetBatches sets how many articles one step of a window's trimming and one
 // step of Reindex take, so that tests reach the steps' edges with a few
 // articles.
@@ -21,4 +26,106 @@ func IndexValue(o Order, posted, ups, downs, score float64) float64 {
 // Lua computes with a power.
 func IndexValueMatches(o Order, got, posted, ups, downs, score float64) bool {
 	return valueMatches(orders[o].kind, got, posted, ups, downs, score)
+}
+
+// SharedKey is the key the namespace of prefix p could share with that of
+// a shorter prefix, other, by which New refuses p: other+x, which is p+y.
+func SharedKey(p string) (other, x, y string, ok bool) { return sharedKey(p) }
+
+// ShiftedKey gives keys x and y of a namespace, after the prefix, with
+// x == r+y, if there are any.
+func ShiftedKey(r string) (x, y string, ok bool) { return shiftedKey(r) }
+
+// A KeyShape is a row of keyShapes: a literal, and the class of its tail,
+// "" for none or "id", "group" or "user".
+type KeyShape struct{ Literal, Tail string }
+
+// KeyShapes are the shapes the prefix check knows.
+func KeyShapes() []KeyShape {
+	names := map[tailClass]string{noTail: "", idTail: "id", groupTail: "group", userTail: "user"}
+	out := make([]KeyShape, len(keyShapes))
+	for i, s := range keyShapes {
+		out[i] = KeyShape{s.literal, names[s.tail]}
+	}
+	return out
+}
+
+// A KeyMaker is one way the Store names a key: Make gives the key for a
+// tail of the kind Tail ("" for none, when the tail is ignored; "id",
+// "group" or "user").
+type KeyMaker struct {
+	Name string
+	Make func(tail string) string
+	Tail string
+}
+
+// KeyMakers are the methods of keys, under prefix, that name every key a
+// Store writes.
+func KeyMakers(prefix string) []KeyMaker {
+	k := newKeys(prefix)
+	fixed := func(key string) func(string) string { return func(string) string { return key } }
+	makers := []KeyMaker{
+		{"counter", fixed(k.counter()), ""},
+		{"articleHash", k.articleHash, "id"},
+		{"votedSet", k.votedSet, "id"},
+		{"downvotedSet", k.downvotedSet, "id"},
+		{"groupSet", k.groupSet, "group"},
+		{"groupRecord", k.groupRecord, "id"},
+		{"userHistory", k.userHistory, "user"},
+		{"groupNames", fixed(k.groupNames()), ""},
+		{"pendingVotedSet", k.pendingVotedSet, "id"},
+		{"pendingDownvotedSet", k.pendingDownvotedSet, "id"},
+		{"trimmedHash", fixed(k.trimmedHash()), ""},
+		{"reindexProgress", fixed(k.reindexProgress()), ""},
+	}
+	for i := range orders {
+		o := Order(i)
+		makers = append(makers,
+			KeyMaker{"index " + o.String(), fixed(k.index(o)), ""},
+			KeyMaker{"groupCache " + o.String(), func(g string) string { return k.groupCache(g, o) }, "group"},
+			KeyMaker{"liveIndex " + o.String(), func(g string) string { return k.liveIndex(g, o) }, "group"})
+	}
+	return makers
+}
+
+// CheckTail checks a tail of a KeyMaker's kind as the Store checks its
+// input: an article id, a group name or a user id; "" for no tail.
+func CheckTail(kind, tail string) error {
+	switch kind {
+	case "id":
+		return checkID(tail)
+	case "group":
+		return checkGroup(tail)
+	case "user":
+		return checkUser(tail)
+	}
+	if tail != "" {
+		return invalid("no tail expected, got %q", tail)
+	}
+	return nil
+}
+
+// KeyParts are the strings newKeys joins after the prefix: each string
+// field of keys but the prefix, and each of its indexes' keys.
+func KeyParts() []string {
+	const prefix = "P"
+	v := reflect.ValueOf(newKeys(prefix))
+	var parts []string
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if v.Type().Field(i).Name == "prefix" {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			parts = append(parts, strings.TrimPrefix(f.String(), prefix))
+		case reflect.Array:
+			for j := 0; j < f.Len(); j++ {
+				parts = append(parts, strings.TrimPrefix(f.Index(j).String(), prefix))
+			}
+		default:
+			panic("keys has a field of kind " + f.Kind().String())
+		}
+	}
+	return parts
 }

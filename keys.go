@@ -1,5 +1,7 @@
 package voting
 
+import "strings"
+
 // The key schema. With an empty prefix these are exactly the keys of Redis in
 // Action, chapter 1, so data written by the book's code and by this package
 // can be served by either:
@@ -62,6 +64,8 @@ package voting
 // news:article:7 in news:score:. A prefix holding a hash tag, such as
 // "{news}:", puts every key of the namespace in one Redis Cluster slot; group
 // names may not contain braces so that the prefix's tag is always the first.
+// New refuses a prefix under which keys of another namespace could fall
+// (checkPrefix, from keyShapes): "" and "live:" would share live:score:news.
 type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
@@ -111,6 +115,106 @@ func newKeys(prefix string) keys {
 	}
 	k.score, k.time = k.indexes[ByScore], k.indexes[ByTime]
 	return k
+}
+
+// A keyShape is one kind of key of a namespace, after the prefix: a
+// literal, which ends in ':', and then a tail of a class.
+type keyShape struct {
+	literal string
+	tail    tailClass
+}
+
+// A tailClass is what follows a key's literal.
+type tailClass int
+
+const (
+	noTail    tailClass = iota // nothing: score:
+	idTail                     // an article id, decimal digits: voted:7
+	groupTail                  // a group name, as checkGroup takes it: score:news
+	userTail                   // a user id, as checkUser takes it, ':' included: history:alice
+)
+
+// keyShapes are the shapes of all the keys of a namespace, made from the
+// parts newKeys joins and the orders table, for checkPrefix, which refuses
+// a prefix under which keys of another namespace could fall.
+var keyShapes = func() []keyShape {
+	shapes := []keyShape{
+		{articlePart, noTail}, {articlePart, idTail},
+		{votedPart, idTail}, {downvotedPart, idTail},
+		{groupPart, groupTail}, {recordPart, idTail},
+		{historyPart, userTail}, {registryPart, noTail},
+		{pendingPart + votedPart, idTail}, {pendingPart + downvotedPart, idTail},
+		{trimmedPart, noTail}, {reindexPart, noTail},
+	}
+	for _, spec := range orders {
+		shapes = append(shapes,
+			keyShape{spec.key, noTail},               // the index
+			keyShape{spec.key, groupTail},            // a group's cached listing
+			keyShape{livePart + spec.key, groupTail}) // a group's live index
+	}
+	return shapes
+}()
+
+// holds reports whether s is a tail of the class.
+func (c tailClass) holds(s string) bool {
+	switch c {
+	case idTail:
+		return idOK(s)
+	case groupTail:
+		return checkGroup(s) == nil
+	case userTail:
+		return checkUser(s) == nil
+	}
+	return s == ""
+}
+
+// samples are tails of the class for shiftedKey to try: a plain one, and
+// "7", which every class with a tail holds.
+func (c tailClass) samples() []string {
+	switch c {
+	case noTail:
+		return []string{""}
+	case groupTail:
+		return []string{"news", "7"}
+	case userTail:
+		return []string{"alice", "7"}
+	}
+	return []string{"7"}
+}
+
+// shiftedKey finds keys x and y of a namespace, after the prefix, with
+// x == r + y: then the namespaces of prefixes P and P+r share the key P+x.
+// For each pair of shapes it puts r before y's literal: where that string
+// starts with x's literal, x's tail must hold the rest and then y's tail;
+// where it is the start of x's literal, y's tail must hold the rest of x's
+// literal and then x's tail. A rest that is not empty ends in ':', as every
+// literal does, which of the classes only a user id holds, and it holds it
+// followed by any sample (a rest is at most MaxPrefixLen bytes and a
+// literal); an empty rest needs a tail both classes hold, and "7" is one
+// if there is any. So the samples find a pair wherever there is one.
+func shiftedKey(r string) (x, y string, ok bool) {
+	for _, sx := range keyShapes {
+		if !strings.HasPrefix(r, sx.literal) && !strings.HasPrefix(sx.literal, r) {
+			continue
+		}
+		for _, sy := range keyShapes {
+			joined := r + sy.literal
+			if rest, ok := strings.CutPrefix(joined, sx.literal); ok {
+				for _, t := range sy.tail.samples() {
+					if sx.tail.holds(rest + t) {
+						return joined + t, sy.literal + t, true
+					}
+				}
+			} else if rest, ok := strings.CutPrefix(sx.literal, joined); ok {
+				for _, t := range sx.tail.samples() {
+					if sy.tail.holds(rest + t) {
+						return sx.literal + t, sy.literal + rest + t, true
+					}
+				}
+			}
+		}
+	}
+	return "", "", false
 }
 
 // counter is the string INCR'd for new article ids.

@@ -118,7 +118,7 @@ func TestValueRefusesAnUnknownKind(t *testing.T) {
 // TestScriptsReadWhatTheyAreSent: a script sent one argument more or one key
 // fewer than its header names refuses to run, before it writes anything.
 func TestScriptsReadWhatTheyAreSent(t *testing.T) {
-	prefix := "votingtest:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+	prefix := "votingtest:" + strconv.FormatInt(time.Now().UnixNano(), 16) + ":"
 	s, err := New(&redis.Pool{}, WithPrefix(prefix), WithOrders(Orders()...))
 	if err != nil {
 		t.Fatal(err)

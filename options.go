@@ -79,6 +79,12 @@ func defaultConfig() config {
 // spaces; end it with a separator such as ':' to keep keys readable. A prefix
 // with a hash tag, such as "{news}:", keeps the namespace in one Redis Cluster
 // slot. The default, "", is the book's exact key layout.
+//
+// A prefix is refused when a key of another namespace could be one of its
+// keys: when it contains "history:" (the history of user "score:" under ""
+// would be prefix "history:"'s score index) or ends in "deleted:", "down"
+// or "live:" (news-downvoted:7, under "news-", would be prefix
+// "news-down"'s voted:7).
 func WithPrefix(prefix string) Option {
 	return func(c *config) { c.prefix = prefix }
 }
@@ -218,6 +224,8 @@ func hasHashTag(prefix string) bool {
 	return open >= 0 && strings.IndexByte(prefix[open+1:], '}') > 0
 }
 
+// checkPrefix checks a prefix's length and characters, and refuses one
+// under which keys of another namespace could fall.
 func checkPrefix(p string) error {
 	if len(p) > MaxPrefixLen {
 		return invalid("prefix is longer than %d bytes", MaxPrefixLen)
@@ -230,5 +238,22 @@ func checkPrefix(p string) error {
 			return invalid("prefix %q holds a space or control character", p)
 		}
 	}
+	if other, x, y, ok := sharedKey(p); ok {
+		return invalid("prefix %q could share keys with the namespace of prefix %q: the key %q is that namespace's %q and this one's %q",
+			p, other, other+x, x, y)
+	}
 	return nil
+}
+
+// sharedKey finds a key that the namespace of prefix p could share with
+// that of a shorter prefix, other: other+x, which is p+y. Keys P+x and Q+y
+// of two namespaces are one only if one prefix starts the other, say
+// Q = P+r, and then x = r+y: so each end r of p is tried.
+func sharedKey(p string) (other, x, y string, ok bool) {
+	for i := range p {
+		if x, y, ok := shiftedKey(p[i:]); ok {
+			return p[:i], x, y, true
+		}
+	}
+	return "", "", "", false
 }
