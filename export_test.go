@@ -77,6 +77,7 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"pendingDownvotedSet", k.pendingDownvotedSet, "id"},
 		{"trimmedHash", fixed(k.trimmedHash()), ""},
 		{"reindexProgress", fixed(k.reindexProgress()), ""},
+		{"indexedHash", fixed(k.indexedHash()), ""},
 	}
 	for i := range orders {
 		o := Order(i)

@@ -144,7 +144,7 @@ var keyShapes = func() []keyShape {
 		{groupPart, groupTail}, {recordPart, idTail},
 		{historyPart, userTail}, {registryPart, noTail},
 		{pendingPart + votedPart, idTail}, {pendingPart + downvotedPart, idTail},
-		{trimmedPart, noTail}, {reindexPart, noTail},
+		{trimmedPart, noTail}, {reindexPart, noTail}, {indexedPart, noTail},
 	}
 	for _, spec := range orders {
 		shapes = append(shapes,
