@@ -75,8 +75,10 @@
 //   - a page: from 1; a page past the end is empty.
 //
 // Every method takes a context, honoured as far as the connection allows (see
-// Pool), and returns errors that wrap ErrNotFound, ErrVotingClosed,
-// ErrInvalid or ErrCorrupt where those apply, for errors.Is, worded
+// Pool); a round trip whose context has no earlier deadline waits for Redis
+// at most the Store's timeout (WithTimeout, 5 s by default). Methods return
+// errors that wrap ErrNotFound, ErrVotingClosed, ErrInvalid, ErrCorrupt or
+// ErrNotIndexed where those apply, for errors.Is, worded
 // "voting: <operation>: <what went wrong>". Bad input is rejected before
 // anything is sent to Redis. A Store is safe for concurrent use.
 package voting

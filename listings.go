@@ -15,7 +15,10 @@ import (
 // order: one the Store keeps (ByScore, ByTime and those given to
 // WithOrders; another gives an error wrapping ErrInvalid). Pages count from
 // 1; a page past the end is empty. A page of a top-of-window order holds
-// only articles posted within the window by the Store's clock. It takes two
+// only articles posted within the window by the Store's clock. A page of an
+// index that does not hold every article yet (an order kept since after
+// articles were posted, until Reindex builds it) is an error wrapping
+// ErrNotIndexed, not a short page. It takes two
 // round trips to Redis whatever the page size; a top-of-window page may take
 // more when many articles have aged out of the window since it was last
 // listed, each step a bounded one.

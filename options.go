@@ -131,7 +131,8 @@ func WithClock(now func() time.Time) Option {
 // by them. Each kept order costs every post and vote one more write, and
 // memory for one more entry per article (see the README). Articles posted
 // before an order was kept (by a Store without it, or by the book's code)
-// join its index when Reindex runs. Every Store of a namespace should keep
+// join its index when Reindex runs; until then its listings and counts
+// return an error wrapping ErrNotIndexed. Every Store of a namespace should keep
 // the same orders. Default: none, so a Store costs what the book's layout
 // costs.
 func WithOrders(orders ...Order) Option {
@@ -147,7 +148,8 @@ func WithOrders(orders ...Order) Option {
 // (all kept orders but ByTime), and memory for one entry per article per
 // group per kept order (see the README). Groups written before live groups
 // were on (by a Store without them, or by the book's code) join their live
-// indexes when Reindex runs. Every Store of a namespace should agree on it.
+// indexes when Reindex runs; until then group listings and counts return an
+// error wrapping ErrNotIndexed. Every Store of a namespace should agree on it.
 func WithLiveGroups() Option {
 	return func(c *config) { c.live = true }
 }
