@@ -105,21 +105,23 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 		return reply, wrongType(err, l.index, read.name)
 	}
 	for {
-		cmds := make([]command, 0, 3)
+		// The index's mark; for a window, the trim script reads it before
+		// it writes anything.
+		var first command
 		if l.spec.window > 0 {
 			cut, err := s.windowCut(l.spec)
 			if err != nil {
 				return nil, err
 			}
-			cmds = append(cmds, command{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))})
+			first = command{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}
+		} else {
+			first = command{"HGET", []any{s.keys.indexedHash(), l.built}}
 		}
-		if l.built != "" {
-			cmds = append(cmds, command{"HGET", []any{s.keys.indexedHash(), l.built}})
-		}
-		replies, err := c.pipeline(append(cmds, read))
+		replies, err := c.pipeline([]command{first, read})
 		if err != nil {
 			return nil, err
 		}
+		built := true
 		if l.spec.window > 0 {
 			if noScript(replies[0]) {
 				// Redis does not have the script yet: run it once on its
@@ -136,22 +138,22 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 			if !done {
 				continue
 			}
-			replies = replies[1:]
-		}
-		if l.built != "" {
+			st, _ := readStatus(replies[0], nil)
+			built = st.word != replyNotIndexed
+		} else {
 			mark, err := redis.String(replies[0], nil)
-			switch {
-			case err == redis.ErrNil || err == nil && mark != builtYes:
-				return nil, notIndexed(l.built)
-			case err != nil:
+			if err != nil && err != redis.ErrNil {
 				return nil, wrongType(err, s.keys.indexedHash(), "HGET")
 			}
-			replies = replies[1:]
+			built = mark == builtYes
 		}
-		if rerr, ok := replies[0].(redis.Error); ok {
+		if !built {
+			return nil, notIndexed(l.built)
+		}
+		if rerr, ok := replies[1].(redis.Error); ok {
 			return nil, wrongType(rerr, l.index, read.name)
 		}
-		return replies[0], nil
+		return replies[1], nil
 	}
 }
 

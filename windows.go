@@ -26,14 +26,16 @@ func (s *Store) windowCut(spec *orderSpec) (string, error) {
 }
 
 // trimmed reads the status of a script that trims a window first: done is
-// true for ok; false for more, which asks the caller to run the script
-// again, unless ctx has ended; an error for anything else.
+// true for ok, and for notindexed (the trim is done, and the index not
+// built: the caller that lists it says so); false for more, which asks the
+// caller to run the script again, unless ctx has ended; an error for
+// anything else.
 func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
 	st, err := readStatus(reply, err)
 	switch {
 	case err != nil:
 		return false, err
-	case st.word == replyOK:
+	case st.word == replyOK, st.word == replyNotIndexed:
 		return true, nil
 	case st.word == replyMore:
 		return false, ctx.Err()
@@ -43,7 +45,8 @@ func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
 
 // trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
 func (s *Store) trimCall(l listing, cut string) call {
-	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash()}, args: []any{l.field, cut, s.trimBatch}}
+	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash(), s.keys.indexedHash()},
+		args: []any{l.field, cut, s.trimBatch, l.built}}
 }
 
 // trimWindow trims a window listing to its window, in steps.

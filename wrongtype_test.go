@@ -66,7 +66,7 @@ func keyedOps() []keyedOp {
 		{name: "PostArticle", call: func(e *env) error {
 			_, err := e.store.PostArticle(ctx, "dave", "third", "https://example.com/third", "g1", "g3")
 			return err
-		}, reads: []string{"trimmed:"}},
+		}, reads: []string{"trimmed:", "indexed:"}},
 		{name: "Vote up", call: func(e *env) error { return e.store.Vote(ctx, "dave", "1", voting.Up) },
 			reads: []string{"downvoted:1"}, liveReads: []string{"groups:1"}},
 		{name: "Vote first down-vote", call: func(e *env) error { return e.store.Vote(ctx, "dave", "2", voting.Down) },
@@ -74,7 +74,7 @@ func keyedOps() []keyedOp {
 		{name: "Vote switch", call: func(e *env) error { return e.store.Vote(ctx, "carol", "1", voting.Up) }},
 		{name: "Vote take back", call: func(e *env) error { return e.store.Vote(ctx, "bob", "1", voting.None) }},
 		{name: "AddToGroups", call: func(e *env) error { return e.store.AddToGroups(ctx, "2", "g1", "g3") },
-			reads: []string{"groups:2"}, liveReads: []string{"trimmed:"}},
+			reads: []string{"groups:2", "indexed:"}, liveReads: []string{"trimmed:"}},
 		{name: "RemoveFromGroups", call: func(e *env) error { return e.store.RemoveFromGroups(ctx, "1", "g1") }},
 		{name: "DeleteArticle", call: func(e *env) error { return e.store.DeleteArticle(ctx, "1") },
 			// A voter's history is cleared after the article is gone, and
@@ -91,21 +91,25 @@ func keyedOps() []keyedOp {
 					e.do("DEL", k)
 				}
 			}
-		}, call: func(e *env) error { return e.store.Reindex(ctx) }, reads: []string{"time:", "score:", "reindex:"}, steps: true},
-		{name: "GetArticles by top-week, aged", setup: aged, call: list(voting.TopWeek), reads: []string{"time:"}},
-		{name: "GetGroupArticles by top-week, aged", setup: aged, call: listGroup(voting.TopWeek),
+		}, call: func(e *env) error { return e.store.Reindex(ctx) }, reads: []string{"time:", "score:", "reindex:", "indexed:"}, steps: true},
+		{name: "GetArticles by top-week, aged", setup: aged, call: list(voting.TopWeek), reads: []string{"time:", "indexed:"}},
+		{name: "GetGroupArticles by top-week, aged", setup: aged, call: listGroup(voting.TopWeek), reads: []string{"indexed:"},
 			liveReads: []string{"live:time:g2"}, cacheReads: []string{"time:", "group:g2"}},
 		{name: "CountArticles by top-day, aged", setup: aged, call: func(e *env) error {
 			_, err := e.store.CountArticles(ctx, voting.TopDay)
 			return err
-		}, reads: []string{"time:"}},
-		{name: "GetArticles by votes", call: list(voting.ByVotes), reads: []string{"votes:", "score:"}},
+		}, reads: []string{"time:", "indexed:"}},
+		{name: "GetArticles by votes", call: list(voting.ByVotes), reads: []string{"votes:", "score:", "indexed:"}},
 		{name: "GetGroupArticles by score", call: listGroup(voting.ByScore),
-			liveReads: []string{"live:score:g2"}, cacheReads: []string{"group:g2", "score:", "score:g2"}},
+			liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2", "score:", "score:g2"}},
 		{name: "CountGroupArticles by score", call: func(e *env) error {
 			_, err := e.store.CountGroupArticles(ctx, "g2", voting.ByScore)
 			return err
-		}, liveReads: []string{"live:score:g2"}, cacheReads: []string{"group:g2"}},
+		}, liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2"}},
+		{name: "CountGroupArticles by top-week", call: func(e *env) error {
+			_, err := e.store.CountGroupArticles(ctx, "g2", voting.TopWeek)
+			return err
+		}, reads: []string{"indexed:"}, liveReads: []string{"live:top-week:g2"}, cacheReads: []string{"group:g2", "top-week:", "time:"}},
 		{name: "UserVotes", call: func(e *env) error { _, err := e.store.UserVotes(ctx, "bob", "1", "2"); return err },
 			reads: []string{"voted:1", "downvoted:1", "voted:2", "history:bob", "score:"}},
 		{name: "UserHistory", call: func(e *env) error { _, err := e.store.UserHistory(ctx, "bob", 1); return err },

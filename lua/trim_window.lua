@@ -5,23 +5,37 @@
 -- to trim than one step takes, so that no step holds Redis for long, it
 -- answers 'more' and the caller runs it again.
 --
--- KEYS: window, byTime, trimmed
--- ARGV: field, cut, batch
+-- KEYS: window, byTime, trimmed, indexed
+-- ARGV: field, cut, batch, built ('' for an index always built)
 --
 -- window is the index (the site's, or a group's live one), byTime the time
 -- index of the same articles, field the field of the window's mark in
--- trimmed.
+-- trimmed. built is the index's field in indexed: (built.go): once the trim
+-- is done, the script answers 'notindexed' if the index is not marked
+-- built, so that the listing it goes before answers ErrNotIndexed; it
+-- reads the mark before it writes anything.
 
-local window, byTime, trimmed = KEYS[1], KEYS[2], KEYS[3]
-local field, cut, batch = ARGV[1], ARGV[2], tonumber(ARGV[3])
-sent(3, 3)
+local window, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local field, cut, batch, built = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+sent(4, 4)
 
-local members, to, more, bad = agedOut(window, byTime, trimmed, field, cut, batch)
+local mark, bad
+if built ~= '' then
+	mark, bad = try('HGET', indexed, built)
+	if bad then
+		return bad
+	end
+end
+local members, to, more
+members, to, more, bad = agedOut(window, byTime, trimmed, field, cut, batch)
 if bad then
 	return bad
 end
 trim(window, trimmed, field, members, to)
 if more then
 	return 'more'
+end
+if built ~= '' and mark ~= '1' then
+	return 'notindexed'
 end
 return 'ok'
