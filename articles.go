@@ -6,6 +6,7 @@ package voting
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -142,7 +143,8 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 
 // parseArticle reads an article from its id, its HMGET of articleFields and
 // its score. ok is false if the article is gone: no hash (no time field) or
-// no score. An error, wrapping ErrCorrupt, names what does not parse.
+// no score. An error, wrapping ErrCorrupt, names what does not parse,
+// which includes a score that is not finite (JSON cannot carry it).
 func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) {
 	unsound := func(what string, err error) (Article, bool, error) {
 		return Article{}, false, corrupt("%s: %v", what, err)
@@ -185,6 +187,9 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 	}
 	if a.Score, err = strconv.ParseFloat(field[5], 64); err != nil {
 		return unsound("score", err)
+	}
+	if math.IsInf(a.Score, 0) || math.IsNaN(a.Score) {
+		return unsound("score", fmt.Errorf("%q is not finite", field[5]))
 	}
 	if a.Votes, err = parseCount(vals[4]); err != nil {
 		return unsound("field votes", err)

@@ -41,7 +41,9 @@
 // CountArticles and CountGroupArticles count a listing for a page count;
 // Cutoff tells when voting on an article closes; and WithUserHistory keeps
 // each user's votes for UserHistory, and for UserVotes once voting has
-// closed. Article, UserVote and Direction encode as JSON directly.
+// closed. Article, UserVote and Direction encode as JSON directly, and so
+// does every page: times are kept to the years 1 to 9999, which JSON can
+// carry, and scores finite.
 //
 // Redis does not roll a script back, so each script reads and checks what it
 // needs first; makes first, each with its inverse, the writes that no read

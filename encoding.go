@@ -12,11 +12,16 @@ import (
 	"time"
 )
 
-// maxSeconds bounds posting times and clock readings: their Unix seconds lie
-// strictly between -maxSeconds and maxSeconds (about the years -1200 to
-// 5100). Within it a score, a cutoff and a voter set's time to live are
-// finite and exact to the millisecond, in Go and in Lua.
-const maxSeconds = 1e11
+// minSeconds and maxSeconds bound posting times and clock readings: their
+// Unix seconds lie from minSeconds (0001-01-01T00:00:00Z) up to, not
+// including, maxSeconds (10000-01-01T00:00:00Z), the years 1 to 9999 that
+// JSON's RFC 3339 times can carry. Within them a posting time, a cutoff and
+// a voter set's time to live are finite and exact to the millisecond, in Go
+// and in Lua: in milliseconds they stay below 2^53.
+const (
+	minSeconds = -62135596800
+	maxSeconds = 253402300800
+)
 
 // maxCountDigits bounds the digits of a stored counter, so that no
 // HINCRBY on it can overflow.
@@ -45,17 +50,25 @@ func unixSeconds(t time.Time) string {
 	return string(b)
 }
 
-// checkClock refuses a clock reading outside the range of posting times.
+// checkClock refuses a clock reading outside the range of posting times,
+// or one in the last microseconds before it ends, whose Unix seconds
+// would read back as its end.
 func checkClock(t time.Time) error {
-	if sec := t.Unix(); sec <= -maxSeconds || sec >= maxSeconds {
-		return invalid("the clock reads %v, outside the years a posting time can hold", t)
+	sec := t.Unix()
+	if sec < minSeconds || sec >= maxSeconds {
+		return invalid("the clock reads %v, outside the years 1 to 9999 a posting time can hold", t)
+	}
+	if sec == maxSeconds-1 {
+		if _, err := parseUnixSeconds(unixSeconds(t)); err != nil {
+			return invalid("the clock reads %v, too close to the year 10000 for a posting time: %v", t, err)
+		}
 	}
 	return nil
 }
 
 // parseUnixSeconds reads a posting time as the book and unixSeconds write
-// it: an optional '-', digits, and an optional '.' with more digits, of
-// magnitude below maxSeconds. The Lua function seconds in lua/prelude.lua
+// it: an optional '-', digits, and an optional '.' with more digits, from
+// minSeconds up to maxSeconds. The Lua function seconds in lua/prelude.lua
 // is the same rule.
 func parseUnixSeconds(s string) (time.Time, error) {
 	digits := s
@@ -73,7 +86,7 @@ func parseUnixSeconds(s string) (time.Time, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if len(digits) == 0 || err != nil {
-		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+		return time.Time{}, notSeconds(s)
 	}
 	return secondsTime(s, f)
 }
@@ -83,15 +96,15 @@ func parseUnixSeconds(s string) (time.Time, error) {
 func parseScoreSeconds(s string) (time.Time, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+		return time.Time{}, notSeconds(s)
 	}
 	return secondsTime(s, f)
 }
 
 // secondsTime is the time f Unix seconds, read from s, to the microsecond.
 func secondsTime(s string, f float64) (time.Time, error) {
-	if !(f > -maxSeconds && f < maxSeconds) {
-		return time.Time{}, fmt.Errorf("%q is not Unix seconds within ±%g", s, float64(maxSeconds))
+	if !(f >= minSeconds && f < maxSeconds) {
+		return time.Time{}, notSeconds(s)
 	}
 	sec := int64(f)
 	if float64(sec) > f {
@@ -99,6 +112,11 @@ func secondsTime(s string, f float64) (time.Time, error) {
 	}
 	us := int64((f-float64(sec))*1e6 + 0.5)
 	return time.Unix(sec, us*1000).UTC(), nil
+}
+
+// notSeconds is the error of s, which is not a posting time.
+func notSeconds(s string) error {
+	return fmt.Errorf("%q is not Unix seconds of the years 1 to 9999 (from %d up to %d)", s, int64(minSeconds), int64(maxSeconds))
 }
 
 // parseCount reads a counter field: "0" or a decimal integer of at most

@@ -337,16 +337,16 @@ func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
 	if err != nil || len(h) != 1 || h[0].Article.ID != a || h[0].Direction != voting.Up {
 		t.Fatalf("UserHistory = %+v, %v; want only a, up", h, err)
 	}
-	e.do("ZADD", key, 2e11, "down:"+e.article(b))
+	e.do("ZADD", key, 3e11, "down:"+e.article(b))
 	if _, err := e.store.UserHistory(ctx, "bob", 1); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
-		t.Errorf("UserHistory with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+		t.Errorf("UserHistory with a time of 3e11: %v, want ErrCorrupt naming %s", err, key)
 	}
 	e.advance(voting.DefaultCutoff + time.Second)
 	for _, id := range []string{a, b} {
 		e.do("DEL", e.key("voted:"+id), e.key("downvoted:"+id))
 	}
 	if _, err := e.store.UserVotes(ctx, "bob", a, b); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
-		t.Errorf("UserVotes with a time of 2e11: %v, want ErrCorrupt naming %s", err, key)
+		t.Errorf("UserVotes with a time of 3e11: %v, want ErrCorrupt naming %s", err, key)
 	}
 	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
 		t.Errorf("UserVotes of a alone = %v, %v; want [up] from the history", dirs, err)

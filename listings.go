@@ -185,8 +185,9 @@ func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
 // keeping their order. page is a ZREVRANGE reply: members, or with
 // withScores members and their scores; without scores fetch reads each
 // article's score from the score index too. A member that is not an article
-// of the namespace, whose hash or score is gone, or whose fields do not
-// parse is skipped: one bad record does not break a listing. gone holds the
+// of the namespace, whose hash or score is gone, or whose fields or score do
+// not parse (a score that is not finite among them) is skipped: one bad
+// record does not break a listing, nor its encoding as JSON. gone holds the
 // members of the page whose article is gone (no hash or no score), as the
 // page gave them.
 func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, gone []any, err error) {

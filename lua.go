@@ -186,6 +186,7 @@ func luaSource(name string) string {
 // luaConstants are the numbers of encoding.go and validate.go that the
 // scripts share, by the names the scripts give them.
 var luaConstants = strings.NewReplacer(
+	"MIN_SECONDS", formatFloat(minSeconds),
 	"MAX_SECONDS", formatFloat(maxSeconds),
 	"MAX_COUNT_DIGITS", strconv.Itoa(maxCountDigits),
 	"MAX_GROUP_BYTES", strconv.Itoa(utf8.UTFMax*MaxGroupLen),

@@ -216,3 +216,84 @@ func TestScriptsPassLuacheck(t *testing.T) {
 		t.Errorf("luacheck: %v\n%s", err, out)
 	}
 }
+
+// decimalScript writes the number ARGV[1] with the prelude's decimal;
+// markScript gives the prelude's mark of ARGV[1], a time as Redis writes a
+// score, or false for none.
+var (
+	decimalScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "decimal") +
+		"return decimal(tonumber(ARGV[1]))")
+	markScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "mark") +
+		"return mark(ARGV[1]) or false")
+)
+
+// TestDecimalWritesPlainDecimals: decimal writes a number as formatFloat
+// does, in plain decimal with the fewest digits that read back as exactly
+// the number, for numbers that Redis writes with an exponent (%.17g near 0
+// or from 10^17) and for random ones of many sizes. (The script is sent
+// each number as formatFloat writes it, below 2^63: miniredis's Lua reads
+// neither "1e-05" nor a whole number past an int64.)
+func TestDecimalWritesPlainDecimals(t *testing.T) {
+	numbers := []float64{
+		1e-5, 1e-6, -1e-5, 9.9e-5, 1.5e-7, -2.5e-10, 1.2345678901234567e-08, 1e-300, 5e-324,
+		2.2250738585072014e-308, 1e17, 1.2345e18, -9.007199254740993e15,
+		0, 1e-4, 123.456, 1795305600.123456, minSeconds, math.Nextafter(maxSeconds, 0),
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		f := (rng.Float64() + 0.5) * math.Pow(10, float64(rng.IntN(58)-40))
+		if rng.IntN(2) == 0 {
+			f = -f
+		}
+		numbers = append(numbers, f)
+	}
+	for name, c := range luaConns(t) {
+		for _, x := range numbers {
+			got, err := redis.String(c.Do("EVAL", decimalScript, 0, formatFloat(x)))
+			if err != nil {
+				t.Fatalf("%s: decimal(%v): %v", name, x, err)
+			}
+			if want := formatFloat(x); got != want {
+				t.Errorf("%s: decimal(%v) = %q, want %q", name, x, got, want)
+			}
+			if back, err := strconv.ParseFloat(got, 64); err != nil || back != x || strings.ContainsAny(got, "eE") {
+				t.Errorf("%s: decimal(%v) = %q, which does not read back as it in plain decimal", name, x, got)
+			}
+		}
+	}
+}
+
+// TestMarkIsAPostingTime: a window's mark is its time as seconds reads it,
+// the same number in plain decimal; a time seconds would refuse, before
+// the first posting time or not a number at all, gives no mark.
+func TestMarkIsAPostingTime(t *testing.T) {
+	tests := map[string]any{
+		"1.0000000000000001e-05":  "0.00001",
+		"-9.9999999999999995e-07": "-0.000001",
+		"1.5e-7":                  "0.00000015",
+		"1795305600.123456":       "1795305600.123456",
+		"-62135596800":            "-62135596800",
+		"253402300799.99997":      "253402300799.99997",
+		"-62135596800.01":         nil,
+		"-62135683200":            nil,
+		"253402300800":            nil,
+		"-inf":                    nil,
+		"inf":                     nil,
+		"nan":                     nil,
+	}
+	for name, c := range luaConns(t) {
+		for text, want := range tests {
+			reply, err := c.Do("EVAL", markScript, 0, text)
+			if err != nil {
+				t.Fatalf("%s: mark(%s): %v", name, text, err)
+			}
+			var got any
+			if b, ok := reply.([]byte); ok {
+				got = string(b)
+			}
+			if got != want {
+				t.Errorf("%s: mark(%s) = %v, want %v", name, text, got, want)
+			}
+		}
+	}
+}

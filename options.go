@@ -119,9 +119,12 @@ func WithGroupCacheTTL(d time.Duration) Option {
 
 // WithClock sets the clock that gives posting times and decides whether
 // voting is closed, for tests and simulations. Expiry of the voter sets and
-// of group caches is Redis's own clock. Its readings must lie within 10^11
-// seconds of 1970 (about the years -1200 to 5100); PostArticle and Vote
-// return ErrInvalid for one outside. The default is time.Now.
+// of group caches is Redis's own clock. Its readings must lie in the years 1
+// to 9999, those JSON can carry (Unix seconds from -62135596800 up to, not
+// including, 253402300800, the last microseconds of 9999 aside); PostArticle,
+// Vote and the other calls that write by it (a listing of a window trims
+// it) return ErrInvalid for one outside, and write nothing. The default is
+// time.Now.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
 }

@@ -97,6 +97,13 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 		}
 	}()
 	r := &reindexRun{s: s, ctx: ctx, progress: progress, run: s.reindexRunName()}
+	if len(s.kept) > 2 || s.live {
+		// The walks read the clock: one outside the years of posting times
+		// stops the run before it writes its progress.
+		if err := checkClock(s.now()); err != nil {
+			return r.counts, err
+		}
+	}
 	if err := r.load(); err != nil {
 		return r.counts, err
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,5 +314,122 @@ func TestLiveWindowsGetAFirstMark(t *testing.T) {
 		if got := marks["top-day:"+g]; got != want {
 			t.Errorf("trimmed: top-day:%s = %q, want %q", g, got, want)
 		}
+	}
+}
+
+// TestWindowMarkNearTheEpoch: a trim that stops after a full step marks the
+// window at the posting time of the step's last article. Near the Unix
+// epoch Redis writes such a time with an exponent (1e-05, or
+// 1.0000000000000001e-05); the mark is written as the library writes times,
+// a plain decimal of exactly the same number, so that the window's
+// listings, its count and later posts read it, and a later step walks on
+// from exactly there.
+func TestWindowMarkNearTheEpoch(t *testing.T) {
+	tests := []struct {
+		at   time.Time // where the full step stops
+		mark string
+	}{
+		{time.Unix(0, 10_000), "0.00001"},
+		{time.Unix(0, 1_000), "0.000001"},
+		{time.Unix(0, 99_000), "0.000099"},
+		{time.Unix(-1, 999_990_000), "-0.00001"},
+		{time.Unix(-1, 999_999_000), "-0.000001"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mark, func(t *testing.T) {
+			opts := []voting.Option{voting.WithOrders(voting.TopDay), voting.WithLiveGroups()}
+			e := newEnv(t, opts...)
+			voting.SetBatches(e.store, 2, 2)
+			// Two articles a microsecond apart fill the first step, which
+			// stops at the second; a third, half a day on, stays in.
+			e.clock.set(tt.at.Add(-time.Microsecond))
+			e.post("alice", "first", "g")
+			e.clock.set(tt.at)
+			e.post("alice", "second", "g")
+			e.clock.set(tt.at.Add(12 * time.Hour))
+			kept := e.post("alice", "kept", "g")
+			e.clock.set(tt.at.Add(25 * time.Hour))
+
+			for _, group := range []string{"", "g"} {
+				if got := idsOf(listAll(t, e.store, group, voting.TopDay)); !reflect.DeepEqual(got, []string{kept}) {
+					t.Errorf("list %q by top-day = %v, want [%s]", group, got, kept)
+				}
+			}
+			if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 1 {
+				t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
+			}
+			want := map[string]string{"top-day": tt.mark, "top-day:g": tt.mark}
+			if got := e.hash(e.key("trimmed:")); !reflect.DeepEqual(got, want) {
+				t.Errorf("trimmed: = %v, want %v", got, want)
+			}
+			if got, want := e.zset(e.key("top-day:")), []string{e.article(kept) + "=1"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("top-day: = %v, want %v", got, want)
+			}
+
+			late := e.post("bob", "late", "g")
+			for _, group := range []string{"", "g"} {
+				if got := idsOf(listAll(t, e.store, group, voting.TopDay)); !reflect.DeepEqual(got, []string{late, kept}) {
+					t.Errorf("list %q by top-day after a post = %v, want [%s %s]", group, got, late, kept)
+				}
+			}
+			if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 2 {
+				t.Errorf("CountArticles(TopDay) after a post = %d, %v; want 2", n, err)
+			}
+			if got := e.hash(e.key("trimmed:")); !reflect.DeepEqual(got, want) {
+				t.Errorf("trimmed: after a post = %v, want %v", got, want)
+			}
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+		})
+	}
+}
+
+// TestWindowMarkAtABookTime: the book's code writes time.time() as it is,
+// with more than microseconds; a full step that stops at such a time near
+// the epoch (1.5e-07, which Redis and miniredis both write with an
+// exponent) marks the window at exactly that time, in plain decimal.
+func TestWindowMarkAtABookTime(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	voting.SetBatches(e.store, 2, 2)
+	e.clock.set(time.Unix(0, 0).Add(12 * time.Hour))
+	kept := e.post("alice", "kept") // the window's first mark: half a day before 1970
+	e.bookPost("2", "bob", 1e-7)
+	e.bookPost("3", "bob", 1.5e-7)
+	e.clock.set(time.Unix(0, 0).Add(25 * time.Hour))
+	if got := idsOf(listAll(t, e.store, "", voting.TopDay)); !reflect.DeepEqual(got, []string{kept}) {
+		t.Errorf("top of the day = %v, want [%s]", got, kept)
+	}
+	if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 1 {
+		t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
+	}
+	if got, want := e.hash(e.key("trimmed:")), map[string]string{"top-day": "0.00000015"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("trimmed: = %v, want %v", got, want)
+	}
+	late := e.post("carol", "late")
+	if got := idsOf(listAll(t, e.store, "", voting.TopDay)); !reflect.DeepEqual(got, []string{late, kept}) {
+		t.Errorf("top of the day after a post = %v, want [%s %s]", got, late, kept)
+	}
+}
+
+// TestWindowStepAtATimeOutsideTheYears: a full step that stops at a time
+// before the year 1, which only other code writes into the time index,
+// cannot mark where it stopped: the listing is ErrCorrupt naming the time
+// index, and no mark is written.
+func TestWindowStepAtATimeOutsideTheYears(t *testing.T) {
+	for _, at := range []string{"-1e12", "-inf"} {
+		t.Run(at, func(t *testing.T) {
+			e := newEnv(t, voting.WithOrders(voting.TopDay))
+			voting.SetBatches(e.store, 2, 2)
+			e.post("alice", "first")
+			e.do("HDEL", e.key("trimmed:"), "top-day")
+			e.do("ZADD", e.key("time:"), at, e.article("8"), at, e.article("9"))
+			before := e.dump()
+			_, err := e.store.GetArticles(ctx, 1, voting.TopDay)
+			if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("time:")) {
+				t.Errorf("GetArticles(TopDay) = %v, want ErrCorrupt naming %s", err, e.key("time:"))
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("GetArticles(TopDay) wrote: %s", dumpDiff(before, after))
+			}
+		})
 	}
 }

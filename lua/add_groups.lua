@@ -102,7 +102,7 @@ if orders.n > 0 then
 					if bad then
 						return bad
 					end
-					if size == 0 then
+					if size == 0 and mark(cut) then
 						newMarks[#newMarks + 1] = field
 						newMarks[#newMarks + 1] = cut
 					end

@@ -84,7 +84,7 @@ end
 -- The entries to add: the site's index of each kept order and, with live
 -- groups, each group's live index of it; a window's only if the article is
 -- posted after its mark. A window with no mark whose index is empty gets
--- its first mark, the window's cut now.
+-- its first mark, the window's cut now (if mark gives one).
 local t, ups, downs = tonumber(posted), 1, 0
 local names = groups.name
 local liveNames = livePrefix ~= '' and names or {} -- the groups whose live indexes take it
@@ -124,7 +124,7 @@ for i, index in ipairs(indexes) do
 		if bad then
 			return bad
 		end
-		if size == 0 then
+		if size == 0 and mark(cuts[i]) then
 			newMarks[#newMarks + 1] = field
 			newMarks[#newMarks + 1] = cuts[i]
 		end

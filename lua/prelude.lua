@@ -1,9 +1,10 @@
 -- prelude.lua: the functions the scripts share. lua.go puts before each
 -- script the ones it uses (and those they use), since a script defines its
 -- functions again on every call, and writes the numbers it shares with Go
--- (MAX_SECONDS, MAX_COUNT_DIGITS, MAX_GROUP_BYTES) in place of their names,
--- so that what Redis runs is one plain Lua chunk per script. Each function
--- is one block of lines, its comment first, with no blank line in it.
+-- (MIN_SECONDS, MAX_SECONDS, MAX_COUNT_DIGITS, MAX_GROUP_BYTES) in place of
+-- their names, so that what Redis runs is one plain Lua chunk per script.
+-- Each function is one block of lines, its comment first, with no blank
+-- line in it.
 --
 -- The rules every script follows:
 --   * It reads its KEYS and ARGV once, at its top, into named locals, in the
@@ -153,7 +154,7 @@ local function seconds(s)
 		return nil
 	end
 	local t = tonumber(s)
-	if t <= -MAX_SECONDS or t >= MAX_SECONDS then
+	if t < MIN_SECONDS or t >= MAX_SECONDS then
 		return nil
 	end
 	return t
@@ -166,6 +167,33 @@ end
 -- number writes x so that Redis reads back the same double.
 local function number(x)
 	return string.format('%.17g', x)
+end
+
+-- decimal writes x, a finite number, as formatFloat does: in plain decimal,
+-- with no exponent, in the fewest digits that read back as exactly x.
+-- Redis writes a score near 0 with an exponent (1e-05), which seconds does
+-- not read.
+local function decimal(x)
+	local s
+	for digits = 1, 17 do
+		s = string.format('%.' .. digits .. 'g', x)
+		local sign, first, rest, e = string.match(s, '^(%-?)(%d)%.?(%d*)e([-+]%d+)$')
+		if sign then
+			-- Move the point by the exponent.
+			local all, point = first .. rest, 1 + tonumber(e) -- point: the digits before it
+			if point <= 0 then
+				s = sign .. '0.' .. string.rep('0', -point) .. all
+			elseif point >= #all then
+				s = sign .. all .. string.rep('0', point - #all)
+			else
+				s = sign .. string.sub(all, 1, point) .. '.' .. string.sub(all, point + 1)
+			end
+		end
+		if tonumber(s) == x then
+			return s
+		end
+	end
+	return s
 end
 
 -- quote writes s as a Lua string literal, for error details.
@@ -317,6 +345,20 @@ local function markField(window, group)
 	return window
 end
 
+-- mark is the text to write as a window's mark at t, a posting time as
+-- Redis or Go wrote it: decimal(t), which seconds reads back as exactly t,
+-- so that a walk from just after the mark neither takes again those posted
+-- at it nor passes over those posted after it. It is nil if seconds would
+-- refuse t: a window's cut before the first posting time needs no mark, as
+-- no article is posted before it.
+local function mark(t)
+	t = tonumber(t)
+	if not t or not (t >= MIN_SECONDS and t < MAX_SECONDS) then
+		return nil
+	end
+	return decimal(t)
+end
+
 -- marks reads the marks of fields (a list of markField names) from trimmed:
 -- where each window has been trimmed up to; every member of its index was
 -- posted after its mark. It gives a table from field to mark (a number) or
@@ -348,7 +390,9 @@ end
 -- mark is written only when it saves a later walk, so that most reads write
 -- nothing), whether more remain to walk, and a reply to return if a key is
 -- unsound. With no mark and an empty index there is nothing to walk: the
--- mark becomes cut.
+-- mark becomes cut. A step that stops at a time that is no posting time
+-- (the time index holds it, written by other code) cannot mark where it
+-- stopped: it is a reply to return.
 local function agedOut(window, byTime, trimmed, field, cut, batch)
 	local from, bad = try('HGET', trimmed, field)
 	if bad then
@@ -370,7 +414,7 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 		if from then
 			return {}, nil, false
 		end
-		return {}, cut, false
+		return {}, mark(cut), false
 	end
 	local old
 	old, bad = try('ZRANGEBYSCORE', byTime, from and ('(' .. from) or '-inf', cut, 'WITHSCORES', 'LIMIT', 0, batch)
@@ -385,13 +429,17 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 		return members, nil, false -- the mark may lag: the walk past it finds only aged-out members
 	end
 	if #members < batch then
-		return members, cut, false
+		return members, mark(cut), false
 	end
 	local last = old[#old]
+	local to = mark(last)
+	if not to then
+		return nil, nil, false, 'corrupt ' .. byTime .. ' gives ' .. old[#old - 1] .. ' the time ' .. last .. ', not Unix seconds'
+	end
 	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last)) do
 		members[#members + 1] = m
 	end
-	return members, last, true
+	return members, to, true
 end
 
 -- forget takes out of a user's history up to 100 of its votes cast at or

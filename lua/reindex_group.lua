@@ -128,7 +128,7 @@ if orders.n > 0 and #members > 0 then
 			local field, cut = markField(orders.window[i], name), tonumber(orders.cut[i])
 			local m = marked[field]
 			after = math.max(m or cut, cut)
-			if not m and size == 0 then
+			if not m and size == 0 and mark(orders.cut[i]) then
 				newMarks[#newMarks + 1] = field
 				newMarks[#newMarks + 1] = orders.cut[i]
 			end
