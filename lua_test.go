@@ -221,9 +221,9 @@ func TestScriptsPassLuacheck(t *testing.T) {
 // markScript gives the prelude's mark of ARGV[1], a time as Redis writes a
 // score, or false for none.
 var (
-	decimalScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "decimal") +
+	decimalScript = luaConstants.Replace(preludeFor(preludeParts(luaSource("prelude.lua")), "decimal") +
 		"return decimal(tonumber(ARGV[1]))")
-	markScript = luaConstants.Replace(link(preludeParts(luaSource("prelude.lua")), "mark") +
+	markScript = luaConstants.Replace(preludeFor(preludeParts(luaSource("prelude.lua")), "mark") +
 		"return mark(ARGV[1]) or false")
 )
 

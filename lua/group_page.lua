@@ -29,11 +29,11 @@ sent(6, 7)
 local ttl = tonumber(ttlMillis)
 
 if built ~= '' then
-	local mark, bad = try('HGET', indexed, built)
+	local builtMark, bad = try('HGET', indexed, built)
 	if bad then
 		return bad
 	end
-	if mark ~= '1' then
+	if builtMark ~= '1' then
 		return 'notindexed'
 	end
 end

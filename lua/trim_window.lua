@@ -13,15 +13,15 @@
 -- trimmed. built is the index's field in indexed: (built.go): once the trim
 -- is done, the script answers 'notindexed' if the index is not marked
 -- built, so that the listing it goes before answers ErrNotIndexed; it
--- reads the mark before it writes anything.
+-- reads that mark before it writes anything.
 
 local window, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local field, cut, batch, built = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 sent(4, 4)
 
-local mark, bad
+local builtMark, bad
 if built ~= '' then
-	mark, bad = try('HGET', indexed, built)
+	builtMark, bad = try('HGET', indexed, built)
 	if bad then
 		return bad
 	end
@@ -35,7 +35,7 @@ trim(window, trimmed, field, members, to)
 if more then
 	return 'more'
 end
-if built ~= '' and mark ~= '1' then
+if built ~= '' and builtMark ~= '1' then
 	return 'notindexed'
 end
 return 'ok'
