@@ -8,8 +8,9 @@ package voting
 // timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster clients'
 // connections have), set once for all of a pipeline's replies: no goroutine
 // is started. A context that can be cancelled but has no deadline bounds
-// each round trip through redis.ConnWithContext, which redigo serves with a
-// goroutine: one per round trip, not one per command. redigo offers no safe
+// each round trip through redis.ConnWithContext, with the limit as its
+// deadline, which redigo serves with a goroutine: one per round trip, not
+// one per command. redigo offers no safe
 // way to break a pooled connection from another goroutine, so one watcher
 // per operation (context.AfterFunc) cannot do it. On any connection the
 // context is checked before each round trip.

@@ -209,7 +209,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err := checkGroup(group); err != nil {
 		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
-	_, start, stop, past, err := s.pageRange(page, order)
+	start, stop, past, err := s.pageRange(page, order)
 	if err != nil || past {
 		return emptyPage(err, "list group "+group+" by "+order.String())
 	}

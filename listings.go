@@ -23,7 +23,7 @@ import (
 // more when many articles have aged out of the window since it was last
 // listed, each step a bounded one.
 func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	_, start, stop, past, err := s.pageRange(page, order)
+	start, stop, past, err := s.pageRange(page, order)
 	if err != nil || past {
 		return emptyPage(err, "list articles by "+order.String())
 	}
@@ -157,15 +157,14 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 	}
 }
 
-// pageRange checks page and order and gives the order's row and the page's
-// ZREVRANGE bounds. past reports a page so far on that its bounds overflow:
-// past any index's end, so empty.
-func (s *Store) pageRange(page int, order Order) (spec *orderSpec, start, stop int64, past bool, err error) {
-	if spec, err = s.checkOrder(order); err != nil {
-		return nil, 0, 0, false, err
+// pageRange checks page and order and gives the page's ZREVRANGE bounds.
+// past reports a page so far on that its bounds overflow: past any index's
+// end, so empty.
+func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, err error) {
+	if _, err = s.checkOrder(order); err != nil {
+		return 0, 0, false, err
 	}
-	start, stop, past, err = s.pageBounds(page)
-	return spec, start, stop, past, err
+	return s.pageBounds(page)
 }
 
 // pageBounds checks page and gives its bounds, as pageRange does.
