@@ -179,7 +179,9 @@ func (c link) do(cmd string, args ...any) (reply any, err error) {
 // the limit, whichever is earlier. A context that can be cancelled but has
 // no deadline is watched through redigo's context read, which starts one
 // goroutine, with the limit as its deadline. A connection with neither
-// method is bounded only by its own read timeout.
+// method is bounded only by its own read timeout; so is a pooled one whose
+// underlying connection lacks them (redigo's pool then refuses the call
+// before sending anything, and the round trip falls back to a plain Do).
 //
 // It does not give up on a context that has ended before it starts: a reply
 // it did not read would stay on the connection, and a pooled connection's
@@ -196,10 +198,19 @@ func (c link) roundTrip(cmd string, args ...any) (reply any, err error) {
 		wait = c.limit
 	}
 	defer func() { err = c.failure(err, limited) }()
+	// timed reads with the read timeout, if the connection can; done is
+	// false if it cannot.
+	timed := func() (reply any, done bool, err error) {
+		if cc, ok := c.conn.(redis.ConnWithTimeout); ok {
+			reply, err := cc.DoWithTimeout(wait, cmd, args...)
+			return reply, !unsupported(err), err
+		}
+		return nil, false, nil
+	}
 	watch := ctx.Done() != nil && !hasDeadline
 	if !watch && (hasDeadline || limited) {
-		if cc, ok := c.conn.(redis.ConnWithTimeout); ok {
-			return cc.DoWithTimeout(wait, cmd, args...)
+		if reply, done, err := timed(); done {
+			return reply, err
 		}
 	}
 	if ctx.Done() != nil {
@@ -209,15 +220,28 @@ func (c link) roundTrip(cmd string, args ...any) (reply any, err error) {
 				ctx, cancel = context.WithTimeout(ctx, wait)
 				defer cancel()
 			}
-			return cc.DoContext(ctx, cmd, args...)
+			if reply, err := cc.DoContext(ctx, cmd, args...); !unsupported(err) {
+				return reply, err
+			}
 		}
-	}
-	if limited {
-		if cc, ok := c.conn.(redis.ConnWithTimeout); ok {
-			return cc.DoWithTimeout(wait, cmd, args...)
+		if watch && limited {
+			if reply, done, err := timed(); done {
+				return reply, err
+			}
 		}
 	}
 	return c.conn.Do(cmd, args...)
+}
+
+// unsupported reports whether err is redigo's word that a pooled
+// connection's underlying connection has no timeout or context read, which
+// it gives before sending anything.
+func unsupported(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return msg == "redis: connection does not support ConnWithTimeout" || msg == "redis: connection does not support ConnWithContext"
 }
 
 // failure words a round trip's error: once the context has ended, an error

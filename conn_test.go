@@ -427,6 +427,38 @@ func TestTimeoutEndsCallsWithNoDeadline(t *testing.T) {
 	}
 }
 
+// TestPoolOfWrappedConnsWorks: a *redis.Pool whose Dial wraps its
+// connections (tracing, metrics) in one with neither a timeout nor a
+// context read refuses DoWithTimeout and DoContext before it sends
+// anything; every call still works, through a plain Do, with any context.
+func TestPoolOfWrappedConnsWorks(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "target", "g")
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) {
+		c := e.conn()
+		if err := c.Err(); err != nil {
+			return nil, err
+		}
+		return plainConn{c}, nil
+	}}
+	defer pool.Close()
+	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cancelable, cancel2 := context.WithCancel(ctx)
+	defer cancel2()
+	for cname, cctx := range map[string]context.Context{"background": ctx, "deadline": deadline, "cancelable": cancelable} {
+		for name, call := range calls(s, id) {
+			if err := call(cctx); err != nil {
+				t.Errorf("%s with a %s context through a pool of wrapped connections: %v", name, cname, err)
+			}
+		}
+	}
+}
+
 // A Store waits DefaultTimeout, 5s, for a round trip unless told otherwise;
 // a negative timeout is refused.
 func TestTimeoutDefault(t *testing.T) {
