@@ -9,22 +9,21 @@ package voting
 // empty or partial page.
 //
 // A post into an empty namespace marks every index its Store keeps as
-// built. Reindex marks the indexes it builds "0" when its run starts and
-// "1" when the run completes, unless meanwhile a Store without one of them
-// has posted or changed an article's groups: such a Store cannot write an
-// index it does not keep, so it takes that index's mark away, and Reindex
-// then leaves it unmarked.
+// built. A run of Reindex marks the indexes it builds "0:<token>", with the
+// run's own token, when it starts, and "1" when it completes, unless
+// meanwhile a Store without one of them has posted or changed an article's
+// groups (such a Store cannot write an index it does not keep, so it takes
+// that index's mark away), or a later run has started in its place: the
+// run then leaves the index unmarked, or to the later run.
 
 import (
 	"fmt"
 	"strings"
 )
 
-// Values of a field of indexed:.
-const (
-	builtYes      = "1" // the index holds every article
-	builtStarting = "0" // Reindex is building it
-)
+// builtYes is the value of a field of indexed: whose index holds every
+// article; a run of Reindex that builds it marks it "0:<token>" first.
+const builtYes = "1"
 
 // buildField is the field of indexed: for the site's index of o, or with
 // live for the groups' live indexes of o: "votes", "live:score". It is ""

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/articlevote/voting"
 )
@@ -230,5 +231,64 @@ func TestReindexLeavesUnbuiltWhatAWriteUnbuiltDuringItsRun(t *testing.T) {
 	}
 	if page, err := votes.GetArticles(ctx, 1, voting.ByVotes); err != nil || len(page) != 6 {
 		t.Errorf("after the second run: %v, %v; want 6 articles", idsOf(page), err)
+	}
+}
+
+// TestARunStartedOverAnotherLeavesItsMarks: a run of Reindex that a later
+// run started over (by a Store of other options, or by a call of the same
+// Store after the run had completed) must not mark built what the later
+// run has yet to walk: here an article posted, by a Store without the
+// index, between the two runs' starts.
+func TestARunStartedOverAnotherLeavesItsMarks(t *testing.T) {
+	for _, sameOptions := range []bool{false, true} {
+		t.Run(map[bool]string{false: "other options", true: "same options"}[sameOptions], func(t *testing.T) {
+			e := newEnv(t) // a plain Store
+			e.post("alice", "one", "g")
+			e.advance(time.Minute)
+			e.post("alice", "two", "g")
+			e.advance(time.Minute)
+			first := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByVotes))
+			laterOpts := []voting.Option{voting.WithOrders(voting.ByVotes, voting.ByControversy)}
+			if sameOptions {
+				laterOpts = []voting.Option{voting.WithOrders(voting.ByVotes)}
+			}
+			later := storeAt(t, e, e.clock.Now(), laterOpts...)
+			voting.SetBatches(later, 1, 1)
+			var late string
+			_, err := first.ReindexWithProgress(ctx, func(p voting.ReindexProgress) {
+				if late != "" || p.Articles < 2 {
+					return
+				}
+				if sameOptions {
+					// Another call completes the run this one walks.
+					if err := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByVotes)).Reindex(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var err error
+				if late, err = e.store.PostArticle(context.Background(), "bob", "late", "https://example.com/late"); err != nil {
+					t.Fatal(err)
+				}
+				// A later run starts, and is cut short before its walk
+				// reaches the late article.
+				cut, cancel := context.WithCancel(context.Background())
+				if _, err := later.ReindexWithProgress(cut, func(voting.ReindexProgress) { cancel() }); !errors.Is(err, context.Canceled) {
+					t.Fatalf("the later run: %v, want it cut short", err)
+				}
+			})
+			if err != nil || late == "" {
+				t.Fatalf("Reindex: %v (late %q)", err, late)
+			}
+			page, err := first.GetArticles(ctx, 1, voting.ByVotes)
+			if err == nil && len(page) != 3 {
+				t.Errorf("the votes listing = %v with no error; it lacks article %s", idsOf(page), late)
+			}
+			if err := first.Reindex(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if page, err := first.GetArticles(ctx, 1, voting.ByVotes); err != nil || len(page) != 3 {
+				t.Errorf("after a run of its own: %v, %v; want 3 articles", idsOf(page), err)
+			}
+		})
 	}
 }

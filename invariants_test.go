@@ -7,6 +7,7 @@ package voting_test
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +46,8 @@ import (
 //     with the same values, and there is no other live index.
 //   - every field of indexed: names an index, the site's of an order beyond
 //     the book's two ("votes") or the groups' live ones of an order
-//     ("live:score"), and is "1" (built) or "0" (being built); an index
+//     ("live:score"), and is "1" (built) or "0:<token>" (being built by the
+//     run of Reindex of that token); an index
 //     marked built holds every article it should, whether or not the
 //     Store keeps it (one it does not keep may hold values a vote has left
 //     behind, so only its members are checked);
@@ -322,10 +324,10 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		case err != nil || order.String() != name || !live && (order == voting.ByScore || order == voting.ByTime):
 			fail("indexed: holds %q, the field of no index", field)
 			continue
-		case mark != "1" && mark != "0":
-			fail("indexed: %s = %q, neither built nor being built", field, mark)
+		case mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark):
+			fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
 			continue
-		case mark == "0":
+		case mark != "1":
 			continue
 		}
 		switch {
@@ -449,7 +451,7 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 			e.do("HSET", e.key("indexed:"), "live:score", "1")
 		}},
 		{"mark of no index", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "score", "1") }},
-		{"mark neither built nor being built", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "votes", "2") }},
+		{"mark neither built nor being built", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "votes", "0") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,8 @@ import "strings"
 //	indexed:              hash    which indexes hold every article (built.go): field
 //	                              "votes", "top-week", ... for a site index beyond the
 //	                              book's two, "live:score", ... for the live group indexes
-//	                              of an order; "1" built, "0" being built by Reindex
+//	                              of an order; "1" built, "0:<token>" being built by
+//	                              the run of Reindex of that token
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:

@@ -48,6 +48,8 @@ var (
 	trimWindowScript   = loadScript("trim_window.lua")
 	reindexOrders      = loadScript("reindex_orders.lua")
 	reindexGroup       = loadScript("reindex_group.lua")
+	reindexStart       = loadScript("reindex_start.lua")
+	reindexScan        = loadScript("reindex_scan.lua")
 	reindexDone        = loadScript("reindex_done.lua")
 )
 

@@ -8,6 +8,9 @@ package voting
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -64,7 +67,14 @@ func (s *Store) Reindex(ctx context.Context) error {
 // call, by any Store of the namespace with the same orders and live groups,
 // goes on from there: a deadline too short for the whole run still gets it
 // done over a few calls. A call by a Store with other options starts a run
-// of its own. Once a run is complete, the next call starts a new one.
+// of its own, in place of the other. Once a run is complete, the next call
+// starts a new one. A call whose run another took the place of while it
+// ran goes on with the run there is, or starts one, up to three times.
+//
+// Listings of an index the run builds answer ErrNotIndexed until the run
+// completes. A run marks an index built only if no Store that does not keep
+// it posted or changed groups while the run ran, and no later run started
+// in its place (see ErrNotIndexed).
 //
 // With orders kept beyond ByScore and ByTime, a run first walks the time
 // index, oldest article first, a hundred articles a step, and sets each
@@ -96,7 +106,7 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 			err = failed(err, "reindex")
 		}
 	}()
-	r := &reindexRun{s: s, ctx: ctx, progress: progress, run: s.reindexRunName()}
+	r := &reindexRun{s: s, ctx: ctx, progress: progress, name: s.reindexRunName()}
 	if len(s.kept) > 2 || s.live {
 		// The walks read the clock: one outside the years of posting times
 		// stops the run before it writes its progress.
@@ -104,29 +114,75 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 			return r.counts, err
 		}
 	}
-	if err := r.load(); err != nil {
-		return r.counts, err
-	}
-	if r.phase == "orders" {
-		if err := r.orders(); err != nil {
+	// A run another took the place of (a later run started over it) cannot
+	// mark its indexes built: the call goes on with the run there is, a few
+	// times at most.
+	for attempt := 1; ; attempt++ {
+		err := r.load()
+		if err == nil && r.phase == "orders" {
+			err = r.orders()
+		}
+		if err == nil {
+			err = r.groups()
+		}
+		if err == nil {
+			err = r.finish()
+		}
+		switch {
+		case err == nil:
+			r.counts.Done = true
+			return r.counts, nil
+		case !errors.Is(err, errSuperseded):
 			return r.counts, err
+		case attempt == maxReindexAttempts:
+			return r.counts, fmt.Errorf("other runs of Reindex took the place of this one's %d times: call it again", attempt)
 		}
 	}
-	if err := r.groups(); err != nil {
-		return r.counts, err
+}
+
+// errSuperseded is a step's word that the run's progress is another run's:
+// one that took this one's place, or none, the run being complete.
+var errSuperseded = errors.New("another run of Reindex took this one's place")
+
+// superseded is errSuperseded for a step's reply that says so, and the
+// error of any other reply that is no list.
+func superseded(reply any, err error) ([]any, error) {
+	if st, serr := readStatus(reply, err); serr == nil && st.word == replySuperseded {
+		return nil, errSuperseded
 	}
+	return readList(reply, err)
+}
+
+// finish completes the run: it marks built the indexes the run built.
+func (r *reindexRun) finish() error {
+	s := r.s
 	var finish call
 	finish.key(s.keys.reindexProgress(), s.keys.indexedHash())
+	finish.arg(r.run, r.token)
 	finish.names(s.built)
-	st, err := readStatus(s.script(ctx, reindexDone, finish))
-	if err == nil && st.word != replyOK {
-		err = st.err()
+	st, err := readStatus(s.script(r.ctx, reindexDone, finish))
+	switch {
+	case err != nil:
+		return err
+	case st.word == replySuperseded:
+		return errSuperseded
+	case st.word != replyOK:
+		return st.err()
 	}
-	if err != nil {
-		return r.counts, err
+	return nil
+}
+
+// maxReindexAttempts bounds how often one call of Reindex goes on with a
+// run that took the place of its own.
+const maxReindexAttempts = 3
+
+// newToken makes a run's token: 16 random hex digits.
+func newToken() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("a token for the run: %w", err)
 	}
-	r.counts.Done = true
-	return r.counts, nil
+	return hex.EncodeToString(b[:]), nil
 }
 
 // reindexRunName names what a run of Reindex builds, so that a run is gone
@@ -150,9 +206,13 @@ type reindexRun struct {
 	s        *Store
 	ctx      context.Context
 	progress func(ReindexProgress)
-	run      string
 	counts   ReindexProgress
 
+	// name is what the run builds (reindexRunName); token tells the run
+	// from any other of the same name that takes its place, and run is the
+	// two, as the progress hash names its run. The marks of the indexes
+	// the run builds carry its token (built.go).
+	name, token, run string
 	// phase is "orders" while the time index is walked, then "groups";
 	// scan is the SCAN cursor of the batch of groups being walked; group is
 	// the group being walked, and last the one walked last. The steps'
@@ -174,29 +234,31 @@ func (r *reindexRun) load() error {
 	if err != nil {
 		return err
 	}
-	if fields["run"] != r.run || (fields["phase"] != "orders" && fields["phase"] != "groups") {
-		// A new run, in place of any other.
-		r.phase, r.scan = "groups", "0"
+	r.counts = ReindexProgress{}
+	name, token, _ := strings.Cut(fields["run"], "#")
+	if name != r.name || token == "" || (fields["phase"] != "orders" && fields["phase"] != "groups") {
+		// A new run, in place of any other: its indexes are being built by
+		// it, unless they are built already.
+		r.phase, r.scan, r.group, r.last = "groups", "0", "", ""
 		if len(s.kept) > 2 {
 			r.phase = "orders"
 		}
-		// The indexes the run builds are being built, unless they are
-		// built already.
-		cmds := []command{
-			{"DEL", []any{s.keys.reindexProgress()}},
-			{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", r.phase, "scan", r.scan}},
-		}
-		for _, field := range s.built {
-			cmds = append(cmds, command{"HSETNX", []any{s.keys.indexedHash(), field, builtStarting}})
-		}
-		return s.session(r.ctx, func(c link) error {
-			replies, err := c.pipeline(cmds)
-			if err == nil {
-				err = replyError(cmds, replies)
-			}
+		token, err := newToken()
+		if err != nil {
 			return err
-		})
+		}
+		r.token, r.run = token, r.name+"#"+token
+		var start call
+		start.key(s.keys.reindexProgress(), s.keys.indexedHash())
+		start.arg(r.run, r.phase, r.token)
+		start.names(s.built)
+		st, err := readStatus(s.script(r.ctx, reindexStart, start))
+		if err == nil && st.word != replyOK {
+			err = st.err()
+		}
+		return err
 	}
+	r.token, r.run = token, fields["run"]
 	r.phase, r.scan, r.group, r.last = fields["phase"], fields["scan"], fields["group"], fields["last"]
 	if r.scan == "" {
 		r.scan = "0"
@@ -274,7 +336,7 @@ func (r *reindexRun) walk(batch int) error {
 		}
 		return err
 	}
-	values, err := readList(reply, err)
+	values, err := superseded(reply, err)
 	var next string
 	if err == nil {
 		_, err = redis.Scan(values, &next, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps)
@@ -315,24 +377,18 @@ func (r *reindexRun) groups() error {
 		var found []string
 		var next string
 		err := s.session(r.ctx, func(c link) error {
-			replies, err := c.pipeline([]command{
-				{"HSET", []any{s.keys.reindexProgress(), "run", r.run, "phase", "groups", "scan", r.scan}},
-				{"HINCRBY", []any{s.keys.reindexProgress(), "steps", 1}},
-				{"SCAN", []any{r.scan, "MATCH", pattern, "COUNT", scanCount}},
-			})
-			if err != nil {
+			// The cursor is recorded first, by the run alone.
+			reply, err := c.run(reindexScan, call{keys: []string{s.keys.reindexProgress()}, args: []any{r.run, r.scan}})
+			if steps, ok := reply.(int64); ok && err == nil {
+				r.counts.Steps = int(steps)
+			} else if st, err := readStatus(reply, err); err != nil {
 				return err
+			} else if st.word == replySuperseded {
+				return errSuperseded
+			} else {
+				return st.err()
 			}
-			for i, key := range []string{"HSET", "HINCRBY"} {
-				if rerr, ok := replies[i].(redis.Error); ok {
-					return wrongType(rerr, s.keys.reindexProgress(), key)
-				}
-			}
-			r.counts.Steps, err = redis.Int(replies[1], nil)
-			if err != nil {
-				return err
-			}
-			scanned, err := redis.Values(replies[2], nil)
+			scanned, err := redis.Values(c.do("SCAN", r.scan, "MATCH", pattern, "COUNT", scanCount))
 			if err == nil {
 				_, err = redis.Scan(scanned, &next, &found)
 			}
@@ -382,7 +438,7 @@ func (r *reindexRun) walkGroup(name string) error {
 		if err != nil {
 			return err
 		}
-		values, err := readList(s.script(r.ctx, reindexGroup, c))
+		values, err := superseded(s.script(r.ctx, reindexGroup, c))
 		var cursor string
 		var records int
 		if err == nil {

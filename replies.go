@@ -24,6 +24,7 @@ const (
 	replyMore       = "more"       // a trim has more to take out
 	replyTooMany    = "toomany"    // detail: how many groups the article would be in
 	replyNotIndexed = "notindexed" // the index a listing reads is not built
+	replySuperseded = "superseded" // another run of Reindex took the place of this one
 )
 
 // A status is a script's status reply: a word and, for some words, a

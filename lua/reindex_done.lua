@@ -1,9 +1,12 @@
 -- reindex_done.lua: completes a run of Reindex: it marks built each index
--- the run built, one whose mark the run's start set to '0' (being built)
--- and no write has taken away since, and deletes the run's progress.
+-- the run built, one that the run's start marked '0:' .. token (being built
+-- by this run) and that no write has taken away since, and deletes the
+-- run's progress. If the progress is of another run (a later run started
+-- in its place, or this one is complete already), it writes nothing and
+-- answers 'superseded': the caller goes on with the run there is.
 --
 -- KEYS: progress, indexed
--- ARGV: built[]: field
+-- ARGV: run, token, built[]: field
 --
 -- built are the fields of indexed: of the indexes the Store keeps beyond
 -- the book's two (built.go). A post or a change of groups by a Store that
@@ -11,17 +14,26 @@
 -- unmarked, for a later run to build.
 
 local progress, indexed = KEYS[1], KEYS[2]
-local built, a = columns(1, 'field')
+local run, token = ARGV[1], ARGV[2]
+local built, a = columns(3, 'field')
 sent(2, a - 1)
 
+local current, bad = try('HGET', progress, 'run')
+if bad then
+	return bad
+end
+if current ~= run then
+	return 'superseded'
+end
 local set = {}
 if built.n > 0 then
-	local got, bad = try('HMGET', indexed, unpack(built.field))
+	local got
+	got, bad = try('HMGET', indexed, unpack(built.field))
 	if bad then
 		return bad
 	end
 	for i, field in ipairs(built.field) do
-		if got[i] == '0' then
+		if got[i] == '0:' .. token then
 			set[#set + 1], set[#set + 2] = field, '1'
 		end
 	end

@@ -40,6 +40,9 @@ local state, bad = try('HMGET', progress, 'run', 'group', 'sscan', 'last')
 if bad then
 	return bad
 end
+if state[1] ~= run then
+	return 'superseded' -- another run took this one's place (reindex.go)
+end
 local cursor = '0'
 if state[1] == run and state[2] == name then
 	cursor = state[3]

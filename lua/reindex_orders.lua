@@ -12,12 +12,13 @@
 --       window ('' for none), cut ('' for none)
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step reads
--- from it where the walk goes on from (the run's, if it is the run named
--- run; else a new run starts), and records there where the next goes on
--- from, or that the walk is done, and the run's counts. So steps chain
--- whichever call sends them, even one cut short whose step runs late. It
--- answers the posting time to go on from ('' once the walk is done) and the
--- run's counts of articles indexed, articles skipped and steps.
+-- from it where the walk goes on from, and records there where the next
+-- goes on from, or that the walk is done, and the run's counts. So steps
+-- chain whichever call sends them, even one cut short whose step runs late.
+-- It answers the posting time to go on from ('' once the walk is done) and
+-- the run's counts of articles indexed, articles skipped and steps; or
+-- 'superseded', having written nothing, if the progress is of another run
+-- (one that took this one's place, or none: the run is complete).
 
 local byTime, byScore, trimmed, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local run, batch = ARGV[1], tonumber(ARGV[2])
@@ -56,13 +57,15 @@ end
 if batch == 0 then
 	return 'ok' -- a check of the keys alone
 end
-local fresh = state[1] ~= run
-if not fresh and state[2] == 'groups' then
+if state[1] ~= run then
+	return 'superseded'
+end
+if state[2] == 'groups' then
 	-- The walk is done: a step of a call cut short ran after the last.
 	local totals = redis.call('HMGET', progress, 'articles', 'skipped', 'steps')
 	return {'', totals[1] or '0', totals[2] or '0', totals[3] or '0'}
 end
-local from = not fresh and state[3] or '-inf'
+local from = state[3] or '-inf'
 if from == '' then
 	from = '-inf'
 end
@@ -122,9 +125,6 @@ for i, index in ipairs(orders.index) do
 	for j = 1, #args, 1000 do
 		redis.call('ZADD', index, unpack(args, j, math.min(j + 999, #args)))
 	end
-end
-if fresh then
-	redis.call('DEL', progress)
 end
 if nextFrom == '' then
 	redis.call('HSET', progress, 'run', run, 'phase', 'groups', 'from', '', 'scan', '0')
