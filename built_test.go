@@ -157,12 +157,19 @@ func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
 	if _, err := plain.PostArticle(ctx, "carol", "plain", "https://example.com/"); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.hash(e.key("indexed:")); len(got) != 0 {
-		t.Errorf("indexed: after a plain Store's post = %v, want none", got)
+	// A post in no group: the groups' live indexes stay built.
+	for field := range want {
+		if !strings.HasPrefix(field, "live:") {
+			delete(want, field)
+		}
+	}
+	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: after a plain Store's post = %v, want %v", got, want)
 	}
 	for _, o := range e.store.Orders()[2:] {
 		checkNotIndexed(t, e.store, "", o)
 	}
+	checkListed(t, e.store, "g", voting.ByScore, nil)
 }
 
 // TestAStoreThatCannotWriteAnIndexTakesItsMarkAway: a post by a Store that
@@ -187,19 +194,74 @@ func TestAStoreThatCannotWriteAnIndexTakesItsMarkAway(t *testing.T) {
 	}
 	checkListed(t, e.store, "h", voting.ByScore, []string{first})
 
+	// A post in no group by a Store that keeps neither leaves the groups'
+	// live indexes complete, and the site's votes index not.
 	bare := storeAt(t, e, e.clock.Now())
 	second, err := bare.PostArticle(ctx, "bob", "second", "https://example.com/2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.hash(e.key("indexed:")); len(got) != 0 {
-		t.Errorf("indexed: after a post by a Store without ByVotes or live groups = %v, want none", got)
+	want := map[string]string{"live:score": "1", "live:time": "1", "live:votes": "1"}
+	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed: after a post in no group by a Store without ByVotes or live groups = %v, want %v", got, want)
 	}
 	checkNotIndexed(t, e.store, "", voting.ByVotes)
+	checkListed(t, e.store, "h", voting.ByScore, []string{first})
+	// A group change that puts the article in no group it was not in leaves
+	// the live indexes complete; one that does not, not.
+	if err := plain.AddToGroups(ctx, first, "h"); err != nil {
+		t.Fatal(err)
+	}
+	checkListed(t, e.store, "h", voting.ByScore, []string{first})
+	if _, err := bare.PostArticle(ctx, "carol", "third", "https://example.com/3", "h"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.hash(e.key("indexed:")); len(got) != 0 {
+		t.Errorf("indexed: after a post in a group by a Store without ByVotes or live groups = %v, want none", got)
+	}
+	checkNotIndexed(t, e.store, "h", voting.ByScore)
 	if err := e.store.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	checkListed(t, e.store, "", voting.ByVotes, []string{first, second})
+	page, err := e.store.GetArticles(ctx, 1, voting.ByVotes)
+	if err != nil || len(page) != 3 {
+		t.Errorf("after Reindex, by votes: %v, %v; want 3 articles (%s among them)", idsOf(page), err, second)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestRemovalLeavesEveryListingOfTheGroup: a Store without live groups, or
+// one that keeps fewer orders, took an article out of a group and out of
+// its own listings alone, so that the live index of another Store kept
+// listing it in the group, Reindex or not.
+func TestRemovalLeavesEveryListingOfTheGroup(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups(), voting.WithGroupCacheTTL(time.Hour))
+	a := e.post("alice", "one", "g")
+	b := e.post("bob", "two", "g")
+	cached := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByVotes), voting.WithGroupCacheTTL(time.Hour))
+	checkListed(t, cached, "g", voting.ByVotes, []string{a, b}) // a cached listing of g by votes
+	for _, s := range []*voting.Store{storeAt(t, e, e.clock.Now()), storeAt(t, e, e.clock.Now(), voting.WithLiveGroups())} {
+		if err := s.RemoveFromGroups(ctx, a, "g"); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range e.store.Orders() {
+			checkListed(t, e.store, "g", o, []string{b})
+			checkListed(t, cached, "g", o, []string{b})
+		}
+		if err := e.store.AddToGroups(ctx, a, "g"); err != nil {
+			t.Fatal(err)
+		}
+		if err := cached.RemoveFromGroups(ctx, b, "g"); err != nil {
+			t.Fatal(err)
+		}
+		checkListed(t, e.store, "g", voting.ByVotes, []string{a})
+		if err := cached.AddToGroups(ctx, b, "g"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 

@@ -69,7 +69,8 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 }
 
 // RemoveFromGroups takes an article out of groups in one atomic step, and
-// out of the groups' listings (live, or the book's cached ones) at once. The
+// out of the groups' listings at once: their live indexes and the book's
+// cached listings, of every order, whatever the Store keeps. The
 // article need not exist any more, so that groups can be cleaned up; a group
 // the article is not in is left as it is. At least one group must be given,
 // and at most MaxGroups.
@@ -92,17 +93,14 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 // removeGroupsCall builds remove_groups.lua's KEYS and ARGV.
 func (s *Store) removeGroupsCall(articleID string, groups []string) call {
 	k := s.keys
-	// A group's listings: its live indexes, or the book's cached listings,
+	// A group's listings: its live indexes and the book's cached listings,
 	// from which the article leaves at once too, so that none lists it, or
-	// keeps it after a deletion, until it expires.
-	listingPrefix := k.prefix
-	if s.live {
-		listingPrefix = k.livePrefix()
-	}
+	// keeps it after a deletion, until it expires. Every order's, since a
+	// Store of other options may keep them.
 	var c call
 	c.key(k.groupRecord(articleID), k.groupNames())
-	c.arg(k.articleHash(articleID), k.groupSet(""), listingPrefix)
-	orderList(&c, s.kept, time.Time{}, orderKey)
+	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, k.livePrefix())
+	orderList(&c, Orders(), time.Time{}, orderKey)
 	c.names(groups)
 	return c
 }

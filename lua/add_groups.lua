@@ -115,10 +115,14 @@ if orders.n > 0 then
 	end
 end
 
-local unmark
-unmark, bad = builtAmong(indexed, unbuilt.field)
-if bad then
-	return bad
+-- A change that adds the article to no group it was not in leaves the live
+-- indexes as complete as they were.
+local unmark, joins = {}, total > #names
+if joins then
+	unmark, bad = builtAmong(indexed, unbuilt.field)
+	if bad then
+		return bad
+	end
 end
 
 -- Writes to keys no read has proven, undone if one is refused; the set of

@@ -25,7 +25,8 @@
 -- built are the fields of indexed: of the indexes the Store keeps beyond
 -- the book's two, unbuilt those of all others: a post into an empty
 -- namespace marks the first built, and a post takes away the marks of the
--- others, which it cannot write (built.go).
+-- others, which it cannot write (built.go); a post in no group, the site's
+-- alone.
 --
 -- A window's index takes the article unless a listing has already trimmed
 -- it past the posting time (a listing by a Store whose clock is ahead); the
@@ -133,8 +134,18 @@ end
 
 -- Which indexes the post leaves built or not: all the Store's in an empty
 -- namespace, and none that it cannot write.
+local unmarks = unbuilt.field
+if #names == 0 then
+	-- A post in no group leaves every group's live indexes complete.
+	unmarks = {}
+	for _, field in ipairs(unbuilt.field) do
+		if string.sub(field, 1, 5) ~= 'live:' then
+			unmarks[#unmarks + 1] = field
+		end
+	end
+end
 local unmark
-unmark, bad = builtAmong(indexed, unbuilt.field)
+unmark, bad = builtAmong(indexed, unmarks)
 if bad then
 	return bad
 end

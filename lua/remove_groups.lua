@@ -1,21 +1,23 @@
 -- remove_groups.lua: takes an article out of groups, and the groups out of
--- its record of its groups; out of each group's listing of each kept order
--- too: its live index with live groups, else its cached listing. A group
--- that becomes empty leaves the set of the namespace's group names. It does
--- not ask whether the article exists, so that members left behind can be
--- cleaned up.
+-- its record of its groups; out of each group's listings of every order
+-- too, live indexes and cached listings both, whatever the Store keeps, so
+-- that no listing, of this Store or of one with other options, keeps an
+-- article that has left the group. A group that becomes empty leaves the
+-- set of the namespace's group names. It does not ask whether the article
+-- exists, so that members left behind can be cleaned up.
 --
 -- KEYS: record, registry
--- ARGV: member, groupPrefix, listingPrefix, orders[]: key, groups[]: name
+-- ARGV: member, groupPrefix, cachePrefix, livePrefix, orders[]: key,
+--       groups[]: name
 --
--- A group's listing of an order is listingPrefix .. key .. name: the live
--- prefix with live groups, else the namespace's prefix (the book's cached
--- listings). The groups are distinct names, at most MaxGroups of them.
+-- orders are all the orders of the table. A group's cached listing of an
+-- order is cachePrefix .. key .. name, its live index livePrefix .. key ..
+-- name. The groups are distinct names, at most MaxGroups of them.
 -- Everything is read first, so that only what is there is written.
 
 local record, registry = KEYS[1], KEYS[2]
-local member, groupPrefix, listingPrefix = ARGV[1], ARGV[2], ARGV[3]
-local orders, a = columns(4, 'key')
+local member, groupPrefix, cachePrefix, livePrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local orders, a = columns(5, 'key')
 local groups
 groups, a = columns(a, 'name')
 sent(2, a - 1)
@@ -35,9 +37,11 @@ for _, name in ipairs(groups.name) do
 		return bad
 	end
 	for _, key in ipairs(orders.key) do
-		bad = holding(listingPrefix .. key .. name, member, listings)
-		if bad then
-			return bad
+		for _, prefix in ipairs({cachePrefix, livePrefix}) do
+			bad = holding(prefix .. key .. name, member, listings)
+			if bad then
+				return bad
+			end
 		end
 	end
 	if inRecord[name] then
