@@ -354,3 +354,20 @@ func TestARunStartedOverAnotherLeavesItsMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletionLeavesEveryIndex: a deletion by a Store that keeps fewer
+// orders, and no live groups, left the article's entries in the indexes it
+// does not keep: listings skipped them, counts did not.
+func TestDeletionLeavesEveryIndex(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopWeek), voting.WithLiveGroups())
+	a := e.post("alice", "one", "g")
+	b := e.post("bob", "two", "g")
+	if err := storeAt(t, e, e.clock.Now()).DeleteArticle(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range e.store.Orders() {
+		checkListed(t, e.store, "", o, []string{b})
+		checkListed(t, e.store, "g", o, []string{b})
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}

@@ -15,12 +15,13 @@ import (
 const defaultHistoryBatch = 200
 
 // DeleteArticle removes an article in one atomic step: its hash, its voter
-// sets, its entry in every kept index (site and group, cached listings
-// included), its group memberships and its record of its groups. After it
-// every method treats the id as unknown. It returns an error wrapping
-// ErrNotFound if there is no such article: no hash, no score and no posting
-// time. The step's work grows with the kept orders and the article's groups,
-// of which there are at most MaxGroups. A group the article leaves empty
+// sets, its entry in every index of every order (site and group, cached
+// listings included, whatever orders the Store keeps: a Store of other
+// options may keep them), its group memberships and its record of its
+// groups. After it every method treats the id as unknown. It returns an
+// error wrapping ErrNotFound if there is no such article: no hash, no score
+// and no posting time. The step's work grows with the article's groups, of
+// which there are at most MaxGroups. A group the article leaves empty
 // leaves the set of the namespace's group names.
 //
 // With user histories (WithUserHistory), the article's voters' histories
@@ -60,22 +61,24 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 // deleteCall builds delete.lua's KEYS and ARGV.
 func (s *Store) deleteCall(articleID string) call {
 	k := s.keys
-	livePrefix, historyPrefix := "", ""
-	if s.live {
-		livePrefix = k.livePrefix()
-	}
+	historyPrefix := ""
 	if s.history > 0 {
 		historyPrefix = k.historyPrefix()
 	}
 	var c call
 	c.key(k.articleHash(articleID), k.scoreIndex(), k.timeIndex(), k.votedSet(articleID), k.downvotedSet(articleID),
 		k.groupRecord(articleID), k.groupNames())
-	c.key(s.indexes...)
+	// Every order's indexes, site and group, whatever the Store keeps: a
+	// Store of other options may keep them.
+	all := Orders()
+	for _, o := range all {
+		c.key(k.index(o))
+	}
 	if s.history > 0 {
 		c.key(k.pendingVotedSet(articleID), k.pendingDownvotedSet(articleID))
 	}
-	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, livePrefix, historyPrefix, s.historyBatch)
-	orderList(&c, s.kept, time.Time{}, orderKey)
+	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, k.livePrefix(), historyPrefix, s.historyBatch)
+	orderList(&c, all, time.Time{}, orderKey)
 	return c
 }
 

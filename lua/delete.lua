@@ -1,18 +1,19 @@
 -- delete.lua: deletes an article in one step: its hash, its voter sets, its
--- record of its groups, its entry in the site's index of every kept order,
--- its membership of each of the groups its record names with its entries in
--- their cached listings and live indexes; a group it leaves empty leaves the
+-- record of its groups, its entry in the site's index of every order (a
+-- Store of other options may keep those the caller does not), its
+-- membership of each of the groups its record names with its entries in
+-- their cached listings and live indexes of every order; a group it leaves empty leaves the
 -- set of the namespace's group names. With a history, its voters' history
 -- entries go too: in this step if it has at most batch voters, else in later
 -- steps of clear_history.lua, for which the voter sets are renamed.
 --
 -- KEYS: hash, byScore, byTime, voted, downvoted, record, registry,
 --       orders[].index, pendingVoted, pendingDownvoted (with a history)
--- ARGV: member, groupPrefix, cachePrefix, livePrefix ('' without live
---       groups), historyPrefix ('' without a history), batch,
---       orders[]: key
+-- ARGV: member, groupPrefix, cachePrefix, livePrefix, historyPrefix (''
+--       without a history), batch, orders[]: key
 --
--- orders are the kept orders, each with its index's key after the prefix:
+-- orders are all the orders of the table, each with its index's key after
+-- the prefix:
 -- a group's cached listing of it is cachePrefix .. key .. name and its live
 -- index livePrefix .. key .. name. The groups' and the histories' keys are
 -- made here from their prefixes: the caller cannot know the groups or the
@@ -78,7 +79,7 @@ for _, name in ipairs(names) do
 	end
 	for _, key in ipairs(orders.key) do
 		bad = holding(cachePrefix .. key .. name, member, indexes)
-		if not bad and livePrefix ~= '' then
+		if not bad then
 			bad = holding(livePrefix .. key .. name, member, indexes)
 		end
 		if bad then
