@@ -188,7 +188,7 @@ type voteCostSpace struct {
 // in the book's layout for the floor.
 func newVoteCostSpace(b *testing.B, e *env, cfg voteCostConfig, groups [][2]string, votes int) *voteCostSpace {
 	b.Helper()
-	ns := &env{t: b, pool: e.pool, mr: e.mr, prefix: e.prefix + cfg.name + ":", clock: &clock{now: start}}
+	ns := &env{t: b, pool: e.pool, mr: e.mr, prefix: e.prefix + cfg.name + "-", clock: &clock{now: start}}
 	sp := &voteCostSpace{cfg: cfg, env: ns}
 	if cfg.book {
 		sp.ids = fillBook(b, ns, groups)
