@@ -103,8 +103,7 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 		title, link, poster, unixSeconds(now), formatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds())
 	orderList(&c, s.kept, now, orderKey, orderKind, orderWindow, orderCut)
 	c.names(groups)
-	c.names(s.built)
-	c.names(s.unbuilt)
+	c.arg(s.postMarks...)
 	return c
 }
 

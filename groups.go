@@ -64,7 +64,7 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 	c.arg(member, k.groupSet(""), livePrefix, MaxGroups)
 	orderList(&c, live, now, orderKey, orderWindow, orderCut)
 	c.names(groups)
-	c.names(s.unbuiltLive)
+	c.arg(s.groupMarks...)
 	return c
 }
 

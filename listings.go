@@ -77,7 +77,7 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		// By score, the page's scores come with it; in any other order,
 		// fetch reads them from the score index.
 		withScores := l.order == ByScore
-		read := command{"ZREVRANGE", []any{l.index, start, stop}}
+		read := command{"ZREVRANGE", append(make([]any, 0, 4), l.index, start, stop)}
 		if withScores {
 			read.args = append(read.args, "WITHSCORES")
 		}

@@ -49,7 +49,9 @@ type Store struct {
 
 	// voteArgs are vote.lua's arguments after the vote's own, the same for
 	// every vote, made once: putting a string in an interface allocates.
-	voteArgs []any
+	// postMarks and groupMarks are, likewise, post.lua's built and unbuilt
+	// lists and add_groups.lua's unbuilt list (built.go).
+	voteArgs, postMarks, groupMarks []any
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -105,6 +107,11 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		}
 	}
 	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
+	var post, group call
+	post.names(s.built)
+	post.names(s.unbuilt)
+	group.names(s.unbuiltLive)
+	s.postMarks, s.groupMarks = post.args, group.args
 	s.voteArgs = s.makeVoteArgs()
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster
