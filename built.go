@@ -4,17 +4,19 @@ package voting
 // of an order beyond the book's two, or the groups' live indexes of an
 // order, holds every article only if it has been kept since the namespace's
 // first article or built by Reindex. The hash indexed: says which are
-// built. A listing reads its index's field in the round trip that reads its
-// page, and answers ErrNotIndexed for an index not built, rather than an
-// empty or partial page.
+// built. A listing reads its index's field, and whether the namespace has
+// an article, in the round trip that reads its page, and answers
+// ErrNotIndexed for an index not built, rather than an empty or partial
+// page.
 //
-// A post into an empty namespace marks every index its Store keeps as
-// built. A run of Reindex marks the indexes it builds "0:<token>", with the
-// run's own token, when it starts, and "1" when it completes, unless
-// meanwhile a Store without one of them has posted or changed an article's
-// groups (such a Store cannot write an index it does not keep, so it takes
-// that index's mark away), or a later run has started in its place: the
-// run then leaves the index unmarked, or to the later run.
+// An empty namespace (its time index holds no article) has every index
+// complete, marked or not, and a post into it marks every index its Store
+// keeps as built. A run of Reindex marks the indexes it builds "0:<token>",
+// with the run's own token, when it starts, and "1" when it completes,
+// unless meanwhile a Store without one of them has posted or changed an
+// article's groups (such a Store cannot write an index it does not keep, so
+// it takes that index's mark away), or a later run has started in its
+// place: the run then leaves the index unmarked, or to the later run.
 
 import (
 	"fmt"

@@ -124,6 +124,30 @@ func TestListingsOfIndexesNotBuiltSaySo(t *testing.T) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
+// TestAnEmptyNamespaceIsBuilt: with no article, every index is complete,
+// marked or not: a new site's first listings are empty pages, not
+// ErrNotIndexed.
+func TestAnEmptyNamespaceIsBuilt(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		opts := []voting.Option{voting.WithOrders(voting.Orders()...)}
+		if live {
+			opts = append(opts, voting.WithLiveGroups())
+		}
+		e := newEnv(t, opts...)
+		for _, o := range e.store.Orders() {
+			checkListed(t, e.store, "", o, nil)
+			checkListed(t, e.store, "g", o, nil)
+		}
+		if got := e.keys(); len(got) > 1 { // a window's first trim leaves its mark
+			for _, k := range got {
+				if k != e.key("trimmed:") {
+					t.Errorf("listings of an empty namespace wrote %s", k)
+				}
+			}
+		}
+	}
+}
+
 // TestIndexesKeptFromTheFirstArticleAreBuilt: the first post into an empty
 // namespace marks every index its Store keeps built, and no listing of
 // them ever answers ErrNotIndexed.

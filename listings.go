@@ -117,7 +117,12 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 		} else {
 			first = command{"HGET", []any{s.keys.indexedHash(), l.built}}
 		}
-		replies, err := c.pipeline([]command{first, read})
+		cmds := []command{first, read}
+		if l.spec.window == 0 {
+			// An empty namespace's indexes are complete, marked or not.
+			cmds = []command{first, {"EXISTS", []any{s.keys.timeIndex()}}, read}
+		}
+		replies, err := c.pipeline(cmds)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +150,9 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 			if err != nil && err != redis.ErrNil {
 				return nil, wrongType(err, s.keys.indexedHash(), "HGET")
 			}
-			built = mark == builtYes
+			articles, _ := redis.Int(replies[1], nil)
+			built = mark == builtYes || articles == 0
+			replies = replies[1:]
 		}
 		if !built {
 			return nil, notIndexed(l.built)

@@ -45,7 +45,7 @@ func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
 
 // trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
 func (s *Store) trimCall(l listing, cut string) call {
-	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash(), s.keys.indexedHash()},
+	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash(), s.keys.indexedHash(), s.keys.timeIndex()},
 		args: []any{l.field, cut, s.trimBatch, l.built}}
 }
 

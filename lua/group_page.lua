@@ -20,7 +20,8 @@
 -- every cached group listing, a window's may hold, until the cache
 -- expires, an article that has aged out since it was built. An index that
 -- indexed: does not mark built (its field built) gives 'notindexed' and
--- nothing else.
+-- nothing else, unless the namespace has no article (byTime, the site's
+-- time index, is empty).
 
 local cache, group, index, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local ttlMillis, start, stop, field, cut, batch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
@@ -33,8 +34,8 @@ if built ~= '' then
 	if bad then
 		return bad
 	end
-	if builtMark ~= '1' then
-		return 'notindexed'
+	if builtMark ~= '1' and redis.call('EXISTS', byTime) == 1 then
+		return 'notindexed' -- and not an empty namespace, whose indexes are complete
 	end
 end
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then

@@ -5,19 +5,20 @@
 -- to trim than one step takes, so that no step holds Redis for long, it
 -- answers 'more' and the caller runs it again.
 --
--- KEYS: window, byTime, trimmed, indexed
+-- KEYS: window, byTime, trimmed, indexed, articles
 -- ARGV: field, cut, batch, built ('' for an index always built)
 --
 -- window is the index (the site's, or a group's live one), byTime the time
 -- index of the same articles, field the field of the window's mark in
 -- trimmed. built is the index's field in indexed: (built.go): once the trim
--- is done, the script answers 'notindexed' if the index is not marked
--- built, so that the listing it goes before answers ErrNotIndexed; it
+-- is done, the script answers 'notindexed' if the index is not marked built
+-- and the namespace has articles (articles, the site's time index, is not
+-- empty), so that the listing it goes before answers ErrNotIndexed; it
 -- reads that mark before it writes anything.
 
-local window, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local window, byTime, trimmed, indexed, articles = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local field, cut, batch, built = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-sent(4, 4)
+sent(5, 4)
 
 local builtMark, bad
 if built ~= '' then
@@ -35,7 +36,7 @@ trim(window, trimmed, field, members, to)
 if more then
 	return 'more'
 end
-if built ~= '' and builtMark ~= '1' then
+if built ~= '' and builtMark ~= '1' and redis.call('EXISTS', articles) == 1 then
 	return 'notindexed'
 end
 return 'ok'
