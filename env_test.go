@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -343,8 +344,9 @@ func (e *env) keys() []string {
 			break
 		}
 	}
+	// SCAN may give a key twice, while Redis grows its table.
 	sort.Strings(all)
-	return all
+	return slices.Compact(all)
 }
 
 // dump writes the namespace's whole state, each key with its type, contents
