@@ -97,8 +97,9 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 // so that the read sees exactly the articles within the window, and no
 // reply passes through Lua; if more is left to trim than one step takes,
 // read runs the lot again); and for an index that may not be built, the
-// read of its mark, so that a listing of an index not built is
-// ErrNotIndexed, not a page that leaves articles out.
+// read of its mark and of whether the namespace has an article (the trim
+// script reads both for a window), so that a listing of an index not built
+// is ErrNotIndexed, not a page that leaves articles out.
 func (s *Store) read(c link, l listing, read command) (any, error) {
 	if l.spec.window == 0 && l.built == "" {
 		reply, err := c.do(read.name, read.args...)
