@@ -411,7 +411,7 @@ func ExampleParseOrder() {
 		log.Fatal(err)
 	}
 	fmt.Println(order, len(page))
-	_, err = voting.ParseOrder("best")
+	_, err = voting.ParseOrder("bestest")
 	fmt.Println(errors.Is(err, voting.ErrInvalid))
 	// Output:
 	// top-week 1
@@ -449,7 +449,7 @@ func Example_redisCluster() {
 // ParseOrder, the page count from CountArticles, and articles are encoded
 // as JSON directly.
 func Example_httpHandler() {
-	store, _, stop := exampleStore(voting.WithPageSize(2))
+	store, _, stop := exampleStore(voting.WithPageSize(2), voting.WithOrders(voting.ByHot))
 	defer stop()
 	for _, title := range []string{"One", "Two", "Three"} {
 		if _, err := store.PostArticle(context.Background(), "alice", title, "https://example.com/"); err != nil {
@@ -553,7 +553,7 @@ func Example_httpHandler() {
 	// DELETE /articles/3: 404 voting: delete article 3: article not found
 	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
 	// GET /articles: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
-	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year
+	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year, hot, best
 	// GET /articles?page=1: 499 voting: list articles by score: context canceled
 }
 

@@ -43,6 +43,8 @@ import "strings"
 //	controversy:          zset    score = Reddit's controversy of up and down (ByControversy)
 //	top-day:              zset    score = up - down, articles posted in the last day (TopDay)
 //	top-week:, top-month:, top-year:  the same for 7, 30 and 365 days
+//	hot:                  zset    score = Reddit's hot ranking of up - down and the time (ByHot)
+//	best:                 zset    score = the Wilson lower bound of the up-votes' share (ByBest)
 //	trimmed:              hash    per top-of-window index (field "top-day", ...), the
 //	                              posting time up to which it has been trimmed
 //	<index><name>         zset    cached group listing of that order, as score:<name>

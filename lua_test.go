@@ -62,6 +62,24 @@ func wantValue(kind indexKind, posted, ups, downs, score float64) (want float64,
 			return 0, true
 		}
 		return math.Pow(ups+downs, math.Min(ups, downs)/math.Max(ups, downs)), false
+	case kindHot:
+		s := ups - downs
+		order := math.Log10(math.Max(math.Abs(s), 1))
+		sign := 0.0
+		if s > 0 {
+			sign = 1
+		} else if s < 0 {
+			sign = -1
+		}
+		return sign*order + (posted-1134028003)/45000, false
+	case kindBest:
+		n := ups + downs
+		if n == 0 {
+			return 0, true
+		}
+		const z = 1.281551565545
+		p := ups / n
+		return (p + z*z/(2*n) - z*math.Sqrt(p*(1-p)/n+z*z/(4*n*n))) / (1 + z*z/n), false
 	}
 	panic("no Go computation for the index kind " + string(kind))
 }
@@ -106,6 +124,43 @@ func TestValueOfEachKind(t *testing.T) {
 
 // TestValueRefusesAnUnknownKind: a kind the function does not know is an
 // error, never a default.
+// TestHotAndBestAtKnownPoints: Reddit's hot ranking and the Wilson lower
+// bound at points worked out by hand, in Lua and in the Go model, so that a
+// formula wrong in both is caught too.
+func TestHotAndBestAtKnownPoints(t *testing.T) {
+	const epoch, z = 1134028003, 1.281551565545
+	cases := []struct {
+		kind               indexKind
+		posted, ups, downs float64
+		want               float64
+	}{
+		{kindHot, epoch, 1, 1, 0},                     // no net vote, at Reddit's epoch
+		{kindHot, epoch, 11, 1, 1},                    // ten net votes: log10(10)
+		{kindHot, epoch, 1, 101, -2},                  // a hundred net down-votes
+		{kindHot, epoch + 45000, 2, 1, 1},             // 12.5 hours later, one net vote
+		{kindHot, epoch + 90000, 1, 0, 2},             // 25 hours later
+		{kindBest, 1e9, 0, 0, 0},                      // no vote
+		{kindBest, 1e9, 1, 0, 1 / (1 + z*z)},          // p = 1, n = 1: (1 + z²/2 - z²/2) / (1 + z²)
+		{kindBest, 1e9, 0, 1, 0},                      // p = 0, n = 1: (z²/2 - z²/2) / (1 + z²)
+		{kindBest, 1e9, 500, 500, 0.4797535099072844}, // p = 1/2, n = 1000, worked out apart
+	}
+	for name, c := range luaConns(t) {
+		for _, tc := range cases {
+			got, err := redis.Float64(c.Do("EVAL", valueScript, 0, string(tc.kind),
+				formatFloat(tc.posted), formatFloat(tc.ups), formatFloat(tc.downs), "0"))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			model, _ := wantValue(tc.kind, tc.posted, tc.ups, tc.downs, 0)
+			for what, v := range map[string]float64{"Lua on " + name: got, "the Go model": model} {
+				if math.Abs(v-tc.want) > 1e-12 {
+					t.Errorf("%s: %s of %v up, %v down, posted %v = %.15g, want %.15g", what, tc.kind, tc.ups, tc.downs, tc.posted, v, tc.want)
+				}
+			}
+		}
+	}
+}
+
 func TestValueRefusesAnUnknownKind(t *testing.T) {
 	for name, c := range luaConns(t) {
 		_, err := c.Do("EVAL", valueScript, 0, "hotness", "1", "1", "0", "1")
@@ -176,7 +231,7 @@ func TestPreludeLinksWhatAScriptUses(t *testing.T) {
 		"return 'move'":                "",
 		"local x = t.move":             "",
 		"return move(k, m, '1', 2)":    "refused journal undo journalled move",
-		"return value('net', 1, 2, 3)": "quote controversy value",
+		"return value('net', 1, 2, 3)": "quote controversy hot best value",
 	} {
 		if got := linked(body); got != want {
 			t.Errorf("a script of %q links %q, want %q", body, got, want)

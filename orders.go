@@ -20,7 +20,7 @@ type Order int
 
 const (
 	// ByScore lists the highest score first: time + W x (up - down), the
-	// book's ("hot"). It is the zero Order.
+	// book's ranking. It is the zero Order.
 	ByScore Order = iota
 	// ByTime lists the newest article first ("new").
 	ByTime
@@ -39,6 +39,17 @@ const (
 	TopMonth
 	// TopYear is ByVotes among the articles posted in the last 365 days.
 	TopYear
+	// ByHot lists the hottest first, as Reddit's hot ranking: with s = up
+	// - down (the poster's own up-vote counted) and t the posting time in
+	// Unix seconds, sign(s) x log10(max(|s|, 1)) + (t - 1134028003) / 45000.
+	// Ten times the net votes buy 12.5 hours.
+	ByHot
+	// ByBest lists the best first, as Reddit's "best": the lower bound of
+	// the Wilson score interval of the up-votes' share, with z =
+	// 1.281551565545 (80 % confidence) and n = up + down, p = up / n:
+	// (p + z²/2n - z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), and 0 when n is
+	// 0. Many votes, mostly up, rank above few.
+	ByBest
 )
 
 // An indexKind is what an order's index holds for each article: a function
@@ -52,6 +63,8 @@ const (
 	kindTime        indexKind = "time"        // the posting time
 	kindNet         indexKind = "net"         // up-votes less down-votes
 	kindControversy indexKind = "controversy" // Reddit's controversy of the counts
+	kindHot         indexKind = "hot"         // Reddit's hot ranking of the net votes and time
+	kindBest        indexKind = "best"        // the Wilson lower bound of the up-votes' share
 )
 
 // An orderSpec is one row of the orders table.
@@ -73,7 +86,7 @@ const day = 24 * time.Hour
 
 // orders is the table of orders, indexed by Order.
 var orders = [...]orderSpec{
-	ByScore:       {ident: "ByScore", name: "score", aliases: []string{"hot"}, key: "score:", kind: kindScore, always: true},
+	ByScore:       {ident: "ByScore", name: "score", key: "score:", kind: kindScore, always: true},
 	ByTime:        {ident: "ByTime", name: "time", aliases: []string{"new"}, key: "time:", kind: kindTime, always: true},
 	ByVotes:       {ident: "ByVotes", name: "votes", aliases: []string{"top", "top-all"}, key: "votes:", kind: kindNet},
 	ByControversy: {ident: "ByControversy", name: "controversy", aliases: []string{"controversial"}, key: "controversy:", kind: kindControversy},
@@ -81,6 +94,8 @@ var orders = [...]orderSpec{
 	TopWeek:       {ident: "TopWeek", name: "top-week", key: "top-week:", kind: kindNet, window: 7 * day},
 	TopMonth:      {ident: "TopMonth", name: "top-month", key: "top-month:", kind: kindNet, window: 30 * day},
 	TopYear:       {ident: "TopYear", name: "top-year", key: "top-year:", kind: kindNet, window: 365 * day},
+	ByHot:         {ident: "ByHot", name: "hot", key: "hot:", kind: kindHot},
+	ByBest:        {ident: "ByBest", name: "best", key: "best:", kind: kindBest},
 }
 
 // spec is o's row; ok is false for an unknown Order.
@@ -101,7 +116,8 @@ func Orders() []Order {
 }
 
 // String returns the order's name, as ParseOrder takes it: "score", "time",
-// "votes", "controversy", "top-day", "top-week", "top-month" or "top-year".
+// "votes", "controversy", "top-day", "top-week", "top-month", "top-year",
+// "hot" or "best".
 func (o Order) String() string {
 	if spec, ok := o.spec(); ok {
 		return spec.name
@@ -110,8 +126,9 @@ func (o Order) String() string {
 }
 
 // ParseOrder returns the Order named name, as String writes it, or by one
-// of the names sites use for it: "hot" for ByScore, "new" for ByTime, "top"
-// and "top-all" for ByVotes, "controversial" for ByControversy. Case does
+// of the names sites use for it: "new" for ByTime, "top" and "top-all" for
+// ByVotes, "controversial" for ByControversy. "hot" is ByHot, Reddit's
+// ranking (it was an alias of ByScore before ByHot). Case does
 // not matter. An unknown name gives an error wrapping ErrInvalid.
 func ParseOrder(name string) (Order, error) {
 	for i, spec := range orders {

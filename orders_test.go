@@ -357,7 +357,7 @@ func TestUnkeptOrderIsInvalid(t *testing.T) {
 // TestOrderAndDirectionNames: each order's and direction's name reads back
 // as itself, in text and JSON, and the names sites use are taken too.
 func TestOrderAndDirectionNames(t *testing.T) {
-	want := []string{"score", "time", "votes", "controversy", "top-day", "top-week", "top-month", "top-year"}
+	want := []string{"score", "time", "votes", "controversy", "top-day", "top-week", "top-month", "top-year", "hot", "best"}
 	for i, o := range voting.Orders() {
 		if o.String() != want[i] {
 			t.Errorf("Order %d is %q, want %q", i, o, want[i])
@@ -372,14 +372,14 @@ func TestOrderAndDirectionNames(t *testing.T) {
 		}
 	}
 	for name, o := range map[string]voting.Order{
-		"hot": voting.ByScore, "new": voting.ByTime, "top": voting.ByVotes, "top-all": voting.ByVotes,
-		"controversial": voting.ByControversy, "TOP-WEEK": voting.TopWeek,
+		"hot": voting.ByHot, "new": voting.ByTime, "top": voting.ByVotes, "top-all": voting.ByVotes,
+		"controversial": voting.ByControversy, "TOP-WEEK": voting.TopWeek, "Best": voting.ByBest,
 	} {
 		if got, err := voting.ParseOrder(name); err != nil || got != o {
 			t.Errorf("ParseOrder(%q) = %v, %v; want %v", name, got, err, o)
 		}
 	}
-	for _, name := range []string{"", "best", "top week", "by score"} {
+	for _, name := range []string{"", "bestest", "top week", "by score"} {
 		if _, err := voting.ParseOrder(name); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("ParseOrder(%q): %v, want ErrInvalid", name, err)
 		}
@@ -413,7 +413,7 @@ func TestOrderAndDirectionNames(t *testing.T) {
 // taken in any case, as the orders' own names are.
 func TestParseOrderAliasesIgnoreCase(t *testing.T) {
 	for name, want := range map[string]voting.Order{
-		"HOT":           voting.ByScore,
+		"HOT":           voting.ByHot,
 		"NEW":           voting.ByTime,
 		"Top":           voting.ByVotes,
 		"CONTROVERSIAL": voting.ByControversy,
