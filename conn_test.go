@@ -53,6 +53,7 @@ func TestRoundTrips(t *testing.T) {
 		{"AddToGroups", 1, func() error { return s.AddToGroups(ctx, ids[1], "a", "b", "c") }},
 		{"RemoveFromGroups", 1, func() error { return s.RemoveFromGroups(ctx, ids[1], "a", "b") }},
 		{"Article", 1, func() error { _, err := s.Article(ctx, ids[2]); return err }},
+		{"Rank", 1, func() error { _, err := s.Rank(ctx, ids[2], voting.ByScore); return err }},
 		{"UserVotes", 1, func() error { _, err := s.UserVotes(ctx, "bob", ids[:25]...); return err }},
 		{"GetArticles by score", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByScore)) }},
 		{"GetArticles by time", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByTime)) }},
@@ -236,6 +237,7 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 		return s.DeleteArticle(ctx, id)
 	}
 	all["CountArticles"] = func(ctx context.Context) error { _, err := s.CountArticles(ctx, voting.ByScore); return err }
+	all["Rank"] = func(ctx context.Context) error { _, err := s.Rank(ctx, id, voting.ByTime); return err }
 	all["CountGroupArticles"] = func(ctx context.Context) error {
 		_, err := s.CountGroupArticles(ctx, "g", voting.ByTime)
 		return err

@@ -275,6 +275,40 @@ type pageEntry struct {
 	score  any
 }
 
+// Rank returns an article's place in the site's listing of the order, one
+// the Store keeps, counting from 1, so that a page can say "#3 today": the
+// place it would have on a page read at the same moment (a window's index is
+// trimmed first, as a listing's is). It returns an error wrapping
+// ErrNotFound if the listing does not hold the article (there is no such
+// article, or it has aged out of the window). It takes one round trip.
+func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "rank of article "+idText(articleID)+" by "+order.String())
+		}
+	}()
+	if err := checkID(articleID); err != nil {
+		return 0, err
+	}
+	if _, err := s.checkOrder(order); err != nil {
+		return 0, err
+	}
+	l := s.siteListing(order)
+	err = s.session(ctx, func(c link) error {
+		reply, err := s.read(c, l, command{"ZREVRANK", []any{l.index, s.keys.articleHash(articleID)}})
+		if err != nil {
+			return err
+		}
+		if reply == nil {
+			return ErrNotFound
+		}
+		place, err := redis.Int64(reply, nil)
+		rank = place + 1
+		return err
+	})
+	return rank, err
+}
+
 // CountArticles returns how many articles a listing of the order holds
 // across the site, for a page count ("page 3 of 40"): the size of the
 // order's index, one the Store keeps. A window order's count is that

@@ -236,3 +236,58 @@ func TestGroupCountsWhatItsPagesRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRankIsThePlaceInTheListing: an article's rank in each order is its
+// place, from 1, in the listing read at the same moment; an article the
+// listing does not hold (none, or one aged out of the window) is
+// ErrNotFound; a bad id or an order not kept is ErrInvalid, an index not
+// built ErrNotIndexed.
+func TestRankIsThePlaceInTheListing(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopDay, voting.ByHot, voting.ByBest))
+	s := newSite(t, e)
+	rng := rand.New(rand.NewSource(5))
+	var ids []string
+	for i := range 12 {
+		e.advance(randomDuration(rng, 6*time.Hour))
+		ids = append(ids, s.post(fmt.Sprintf("poster%d", i%3)))
+		s.randomVotes(rng, e.store, ids, 3)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, o := range e.store.Orders() {
+			listed := listAll(t, e.store, "", o)
+			place := map[string]int64{}
+			for i, a := range listed {
+				place[a.ID] = int64(i + 1)
+			}
+			for _, id := range ids {
+				rank, err := e.store.Rank(ctx, id, o)
+				want, in := place[id]
+				switch {
+				case in && (err != nil || rank != want):
+					t.Errorf("%s: Rank(%s, %v) = %d, %v; the listing has it at %d", when, id, o, rank, err, want)
+				case !in && !errors.Is(err, voting.ErrNotFound):
+					t.Errorf("%s: Rank(%s, %v) = %d, %v; the listing lacks it: want ErrNotFound", when, id, o, rank, err)
+				}
+			}
+		}
+	}
+	check("now")
+	e.advance(30 * time.Hour) // the day's window loses every article
+	check("a day on")
+	if _, err := e.store.Rank(ctx, "99", voting.ByScore); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Rank of no article: %v, want ErrNotFound", err)
+	}
+	for _, bad := range []struct {
+		id    string
+		order voting.Order
+	}{{"x", voting.ByScore}, {"", voting.ByScore}, {ids[0], voting.TopWeek}, {ids[0], voting.Order(99)}} {
+		if _, err := e.store.Rank(ctx, bad.id, bad.order); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("Rank(%q, %v): %v, want ErrInvalid", bad.id, bad.order, err)
+		}
+	}
+	fresh := storeAt(t, e, e.clock.Now(), voting.WithOrders(voting.ByControversy))
+	if _, err := fresh.Rank(ctx, ids[0], voting.ByControversy); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("Rank in an index not built: %v, want ErrNotIndexed", err)
+	}
+}
