@@ -60,6 +60,31 @@ func TestRoundTrips(t *testing.T) {
 		{"GetGroupArticles cold", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
 		{"GetGroupArticles warm", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
 		{"GetGroupArticles cold by time", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByTime)) }},
+		{"GetArticlesAfter, the first page", 2, func() error {
+			page, _, err := s.GetArticlesAfter(ctx, voting.ByScore, "")
+			return full(page, err)
+		}},
+		{"GetArticlesAfter, a cursor's page", 2, func() error {
+			_, next, err := s.GetArticlesAfter(ctx, voting.ByTime, "")
+			if err != nil {
+				return err
+			}
+			counter.Reset()
+			page, _, err := s.GetArticlesAfter(ctx, voting.ByTime, next)
+			if err == nil && len(page) == 0 {
+				err = fmt.Errorf("the second page is empty")
+			}
+			return err
+		}},
+		{"GetGroupArticlesAfter, a cursor's page", 2, func() error {
+			_, next, err := s.GetGroupArticlesAfter(ctx, "all", voting.ByScore, "")
+			if err != nil {
+				return err
+			}
+			counter.Reset()
+			_, _, err = s.GetGroupArticlesAfter(ctx, "all", voting.ByScore, next)
+			return err
+		}},
 	}
 	// The first use of each script loads it: one round trip more.
 	for _, tt := range tests {
@@ -238,6 +263,11 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 	}
 	all["CountArticles"] = func(ctx context.Context) error { _, err := s.CountArticles(ctx, voting.ByScore); return err }
 	all["Rank"] = func(ctx context.Context) error { _, err := s.Rank(ctx, id, voting.ByTime); return err }
+	all["GetArticlesAfter"] = func(ctx context.Context) error { _, _, err := s.GetArticlesAfter(ctx, voting.ByScore, ""); return err }
+	all["GetGroupArticlesAfter"] = func(ctx context.Context) error {
+		_, _, err := s.GetGroupArticlesAfter(ctx, "g", voting.ByScore, "")
+		return err
+	}
 	all["CountGroupArticles"] = func(ctx context.Context) error {
 		_, err := s.CountGroupArticles(ctx, "g", voting.ByTime)
 		return err

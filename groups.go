@@ -178,7 +178,7 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 		return s.count(ctx, s.liveListing(group, order))
 	}
 	err = s.session(ctx, func(c link) error {
-		reply, err := s.cachedGroup(c, group, order, 0, 0, true)
+		reply, err := s.cachedGroup(c, group, order, 0, 0, true, nil)
 		n, _ = reply.(int64)
 		return err
 	})
@@ -228,7 +228,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, start, stop int64) ([]Article, error) {
 	var articles []Article
 	err := s.session(ctx, func(c link) error {
-		reply, err := s.cachedGroup(c, group, order, start, stop, false)
+		reply, err := s.cachedGroup(c, group, order, start, stop, false, nil)
 		if err != nil {
 			return err
 		}
@@ -245,15 +245,17 @@ func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, 
 }
 
 // cachedGroup runs group_page.lua for a page from start to stop of the
-// book's cached group listing of order, or with size for its size, and
-// gives its reply: the page, or the size.
-func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64, size bool) (any, error) {
+// book's cached group listing of order, or with size for its size, or with
+// a point for the page of a cursor after it (the zero point for the first),
+// and gives its reply: the page (of a cursor, with its values), or the
+// size.
+func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64, size bool, at *point) (any, error) {
 	for {
 		cut, err := s.windowCut(&orders[order])
 		if err != nil {
 			return nil, err
 		}
-		cl := s.groupPageCall(group, order, start, stop, cut, size)
+		cl := s.groupPageCall(group, order, start, stop, cut, size, at)
 		reply, err := c.run(groupPageScript, cl)
 		switch reply.(type) {
 		case []any, int64:
@@ -273,14 +275,22 @@ func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64
 }
 
 // groupPageCall builds group_page.lua's KEYS and ARGV.
-func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool) call {
+func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool, at *point) call {
 	k := s.keys
 	var stopArg any = stop
 	if size {
 		stopArg = ""
 	}
+	cursor, afterValue, afterMember := "", "", ""
+	if at != nil {
+		cursor = "1"
+		if at.member != "" {
+			afterValue, afterMember = at.value, k.articlePrefix()+at.member
+		}
+	}
 	return call{
 		keys: []string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash(), k.indexedHash()},
-		args: []any{s.groupTTL.Milliseconds(), start, stopArg, markField(&orders[order], ""), cut, s.trimBatch, buildField(order, false)},
+		args: []any{s.groupTTL.Milliseconds(), start, stopArg, markField(&orders[order], ""), cut, s.trimBatch, buildField(order, false),
+			cursor, afterValue, afterMember},
 	}
 }

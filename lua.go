@@ -51,6 +51,7 @@ var (
 	reindexStart       = loadScript("reindex_start.lua")
 	reindexScan        = loadScript("reindex_scan.lua")
 	reindexDone        = loadScript("reindex_done.lua")
+	afterScript        = loadScript("after.lua")
 )
 
 // loadScript reads lua/name with the functions of the prelude it uses

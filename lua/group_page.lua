@@ -12,7 +12,12 @@
 -- KEYS: cache, group, index, byTime, trimmed, indexed
 -- ARGV: ttlMillis ('0' for no cache), start, stop ('' for the size), field
 --       ('' for an order with no window), cut, batch, built ('' for an index
---       always built)
+--       always built), cursor ('1' for a page of a cursor, '' for a
+--       numbered one), afterValue, afterMember ('' for the first page)
+--
+-- A page of a cursor is the stop - start + 1 entries, with their values,
+-- from the start, or after the point (afterValue, afterMember) of a cursor
+-- (after.lua says how).
 --
 -- For a window order, the index is trimmed to the window before it is
 -- intersected; if more is left to trim than one step takes, the script
@@ -25,8 +30,8 @@
 
 local cache, group, index, byTime, trimmed, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local ttlMillis, start, stop, field, cut, batch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-local built = ARGV[7]
-sent(6, 7)
+local built, cursor, afterValue, afterMember = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+sent(6, 10)
 local ttl = tonumber(ttlMillis)
 
 if built ~= '' then
@@ -73,6 +78,14 @@ end
 local out, bad
 if stop == '' then
 	out, bad = try('ZCARD', cache)
+elseif cursor ~= '' then
+	local from = 0
+	if afterMember ~= '' then
+		from, bad = placeAfter(cache, afterValue, afterMember)
+	end
+	if not bad then
+		out = redis.call('ZREVRANGE', cache, from, from + tonumber(stop) - tonumber(start), 'WITHSCORES')
+	end
 else
 	out, bad = try('ZREVRANGE', cache, start, stop)
 end

@@ -1,0 +1,188 @@
+package voting
+
+// This file holds cursor paging, a concept of its own: a page of a listing
+// after a cursor, the point in the listing's order where the last page
+// ended, so that a walk through a listing that moves under it lists each
+// article no write moves once, where numbered pages would skip or repeat
+// articles that others' votes move across a page's edge.
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// GetArticlesAfter returns the page of articles across the site, in the
+// given order (one the Store keeps), that comes after cursor, and the cursor
+// of the page after it. cursor is "" for the first page; the cursor returned
+// is "" after the last page. A cursor is opaque, URL-safe text; one that
+// does not parse, or that another order's or group's listing gave, is an
+// error wrapping ErrInvalid.
+//
+// A cursor is a point in the listing's order, not a place: however the
+// listing moves between two pages (votes, posts, deletions, articles aging
+// out of a window), a walk through every page lists exactly once each
+// article whose entry did not move during the walk, and no article twice
+// unless a vote moved it back across the point. A page takes as many round
+// trips as a numbered page, GetArticles.
+func (s *Store) GetArticlesAfter(ctx context.Context, order Order, cursor string) (articles []Article, next string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "list articles by "+order.String()+" after a cursor")
+		}
+	}()
+	if _, err := s.checkOrder(order); err != nil {
+		return nil, "", err
+	}
+	at, err := parseCursor(cursor, order, "")
+	if err != nil {
+		return nil, "", err
+	}
+	return s.listAfter(ctx, s.siteListing(order), "", at)
+}
+
+// GetGroupArticlesAfter is GetArticlesAfter for a group's listing: with
+// live groups (WithLiveGroups) its live index of the order, else the book's
+// cached listing, which a cursor's point holds its place in when the cache
+// is built afresh.
+func (s *Store) GetGroupArticlesAfter(ctx context.Context, group string, order Order, cursor string) (articles []Article, next string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "list group "+group+" by "+order.String()+" after a cursor")
+		}
+	}()
+	if err := checkGroup(group); err != nil {
+		return nil, "", err
+	}
+	if _, err := s.checkOrder(order); err != nil {
+		return nil, "", err
+	}
+	at, err := parseCursor(cursor, order, group)
+	if err != nil {
+		return nil, "", err
+	}
+	if s.live {
+		return s.listAfter(ctx, s.liveListing(group, order), group, at)
+	}
+	err = s.session(ctx, func(c link) error {
+		reply, err := s.cachedGroup(c, group, order, 0, int64(s.pageSize), false, &at)
+		if err != nil {
+			return err
+		}
+		page, ok := reply.([]any)
+		if !ok {
+			return fmt.Errorf("unexpected reply %v", reply)
+		}
+		articles, next, err = s.pageAfter(c, order, group, page)
+		return err
+	})
+	return articles, next, err
+}
+
+// A point is where a cursor's page ended: the value, as Redis writes it,
+// and the member of the last entry of the page; the zero point is the
+// listing's start. A cursor holds the member without the namespace's
+// article prefix: the article's id.
+type point struct {
+	value, member string
+}
+
+// listAfter reads the page of l after at in one session: the page's
+// entries, one more to tell whether a page follows, then their articles.
+func (s *Store) listAfter(ctx context.Context, l listing, group string, at point) (articles []Article, next string, err error) {
+	size := s.pageSize
+	err = s.session(ctx, func(c link) error {
+		var read command
+		var cl call
+		if at.member == "" {
+			read = command{"ZREVRANGE", []any{l.index, 0, size, "WITHSCORES"}}
+		} else {
+			cl = call{keys: []string{l.index}, args: []any{at.value, s.keys.articlePrefix() + at.member, size + 1}}
+			read = command{"EVALSHA", evalArgs(afterScript, cl)}
+		}
+		reply, err := s.read(c, l, read)
+		if noScript(err) {
+			// Redis does not have the script yet: the read before it ran;
+			// run the script once on its own, which sends its source.
+			reply, err = c.run(afterScript, cl)
+		}
+		page, err := readList(reply, err)
+		if err != nil {
+			return wrongType(err, l.index, read.name)
+		}
+		articles, next, err = s.pageAfter(c, l.order, group, page)
+		return err
+	})
+	return articles, next, err
+}
+
+// pageAfter reads the articles of a page of a cursor: page is up to one
+// entry more than a page holds, each with its value; the one more tells
+// that a page follows, and next is then the cursor of the page's last
+// entry.
+func (s *Store) pageAfter(c link, order Order, group string, page []any) (articles []Article, next string, err error) {
+	size := s.pageSize
+	if len(page)%2 != 0 {
+		return nil, "", fmt.Errorf("a page of %d replies, not entries and values", len(page))
+	}
+	if len(page)/2 > size {
+		last := 2 * (size - 1)
+		member, _ := page[last].([]byte)
+		value, _ := page[last+1].([]byte)
+		id := strings.TrimPrefix(string(member), s.keys.articlePrefix())
+		next = makeCursor(order, group, point{string(value), id})
+		page = page[:2*size]
+	}
+	// The page's values are the order's; the articles' scores come from the
+	// score index, but for ByScore, whose values they are.
+	withScores := order == ByScore
+	if !withScores {
+		members := make([]any, 0, len(page)/2)
+		for i := 0; i < len(page); i += 2 {
+			members = append(members, page[i])
+		}
+		page = members
+	}
+	articles, _, err = s.fetch(c, page, withScores)
+	return articles, next, err
+}
+
+// cursorText is how a cursor is written: its fields, joined by newlines
+// (no name, group, value or member holds one), in unpadded base64url.
+var cursorText = base64.RawURLEncoding
+
+// makeCursor writes the cursor of the point at in group's listing by
+// order ("" for the site's).
+func makeCursor(order Order, group string, at point) string {
+	return cursorText.EncodeToString([]byte(strings.Join([]string{"1", order.String(), group, at.value, at.member}, "\n")))
+}
+
+// parseCursor reads a cursor of group's listing by order: the zero point
+// for "", else the point it names, checked.
+func parseCursor(cursor string, order Order, group string) (point, error) {
+	if cursor == "" {
+		return point{}, nil
+	}
+	raw, err := cursorText.DecodeString(cursor)
+	fields := strings.Split(string(raw), "\n")
+	if err != nil || len(fields) != 5 || fields[0] != "1" {
+		return point{}, invalid("cursor %q is not one this library writes", cursor)
+	}
+	if fields[1] != order.String() || fields[2] != group {
+		what := "the site's"
+		if fields[2] != "" {
+			what = "group " + fields[2] + "'s"
+		}
+		return point{}, invalid("cursor %q is of %s listing by %s, not this one", cursor, what, fields[1])
+	}
+	if v, err := strconv.ParseFloat(fields[3], 64); err != nil || math.IsNaN(v) {
+		return point{}, invalid("cursor %q holds no value", cursor)
+	}
+	if fields[4] == "" {
+		return point{}, invalid("cursor %q holds no entry", cursor)
+	}
+	return point{fields[3], fields[4]}, nil
+}

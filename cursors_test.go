@@ -1,0 +1,206 @@
+package voting_test
+
+// Tests of cursor paging (cursors.go): a walk by cursors is the listing,
+// page by page; a cursor of another listing is refused; and under votes,
+// posts, deletions and time between page reads, every article no write
+// moved is listed exactly once.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+)
+
+// walk lists group's listing ("" for the site's) by order through every
+// page of cursors, calling between(page) after each page but the last; it
+// gives the ids in the order listed and the cursors it met.
+func walk(t *testing.T, s *voting.Store, group string, order voting.Order, between func(page int)) (ids, cursors []string) {
+	t.Helper()
+	cursor := ""
+	for page := 1; ; page++ {
+		var got []voting.Article
+		var err error
+		if group == "" {
+			got, cursor, err = s.GetArticlesAfter(ctx, order, cursor)
+		} else {
+			got, cursor, err = s.GetGroupArticlesAfter(ctx, group, order, cursor)
+		}
+		if err != nil {
+			t.Fatalf("%q by %v, page %d: %v", group, order, page, err)
+		}
+		if len(got) > s.PageSize() {
+			t.Fatalf("%q by %v, page %d: %d articles in a page of %d", group, order, page, len(got), s.PageSize())
+		}
+		ids = append(ids, idsOf(got)...)
+		if cursor == "" {
+			return ids, cursors
+		}
+		cursors = append(cursors, cursor)
+		if page > 1000 {
+			t.Fatalf("%q by %v: no end", group, order)
+		}
+		if between != nil {
+			between(page)
+		}
+	}
+}
+
+// TestCursorWalkIsTheListing: with nothing written during the walk, the
+// pages of cursors are the numbered pages, for every order, the site's and
+// a group's, live groups on and off; a cursor is URL-safe text.
+func TestCursorWalkIsTheListing(t *testing.T) {
+	urlSafe := regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			opts := []voting.Option{voting.WithOrders(extraOrders...), voting.WithPageSize(4)}
+			if live {
+				opts = append(opts, voting.WithLiveGroups())
+			}
+			e := newEnv(t, opts...)
+			s := newSite(t, e)
+			rng := rand.New(rand.NewSource(3))
+			var ids []string
+			for i := range 17 {
+				if i%4 != 1 { // some share a posting time, and ties their values
+					e.advance(randomDuration(rng, 20*time.Hour))
+				}
+				ids = append(ids, s.post("poster", []string{"g"}[:i%2]...))
+				s.randomVotes(rng, e.store, ids, 2)
+			}
+			for _, o := range e.store.Orders() {
+				for _, g := range []string{"", "g"} {
+					got, cursors := walk(t, e.store, g, o, nil)
+					if want := idsOf(listAll(t, e.store, g, o)); !slices.Equal(got, want) {
+						t.Errorf("%q by %v by cursors = %v, by pages %v", g, o, got, want)
+					}
+					for _, c := range cursors {
+						if !urlSafe.MatchString(c) {
+							t.Errorf("cursor %q is not URL-safe", c)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCursorOfAnotherListingIsRefused: a cursor that does not parse, or
+// that another order's or group's listing gave, is ErrInvalid.
+func TestCursorOfAnotherListingIsRefused(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithPageSize(1))
+	e.post("alice", "one", "g", "h")
+	e.post("bob", "two", "g", "h")
+	_, site, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "")
+	if err != nil || site == "" {
+		t.Fatalf("first page: %q, %v", site, err)
+	}
+	_, inG, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, "")
+	if err != nil || inG == "" {
+		t.Fatalf("first page of g: %q, %v", inG, err)
+	}
+	before := e.dump()
+	for what, call := range map[string]func() error{
+		"garbage": func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "not a cursor!"); return err },
+		"base64 of garbage": func() error {
+			_, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "aGVsbG8")
+			return err
+		},
+		"another order's":         func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByVotes, site); return err },
+		"the site's, for a group": func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, site); return err },
+		"another group's":         func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "h", voting.ByScore, inG); return err },
+		"a group's, for the site": func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, inG); return err },
+		"an order not kept":       func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.TopDay, ""); return err },
+		"a bad group":             func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "a b", voting.ByScore, ""); return err },
+	} {
+		if err := call(); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("%s cursor: %v, want ErrInvalid", what, err)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("refused cursors wrote: %s", dumpDiff(before, after))
+	}
+}
+
+// TestCursorWalkUnderWrites: between page reads, votes, posts, deletions
+// and time moving windows; every article there at the walk's start that no
+// vote, deletion or window's edge touched during it is listed exactly once,
+// whatever moved the others across the cursor. Every order, the site's and
+// a group's, live groups on and off.
+func TestCursorWalkUnderWrites(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			opts := []voting.Option{voting.WithOrders(extraOrders...), voting.WithPageSize(5), voting.WithGroupCacheTTL(0)}
+			if live {
+				opts = append(opts, voting.WithLiveGroups())
+			}
+			e := newEnv(t, opts...)
+			s := newSite(t, e)
+			rng := rand.New(rand.NewSource(9))
+			var ids []string
+			for i := range 60 {
+				if i%5 != 2 {
+					e.advance(randomDuration(rng, 8*time.Hour))
+				}
+				ids = append(ids, s.post(fmt.Sprintf("poster%d", i%4), []string{"g"}[:i%3%2]...))
+				s.randomVotes(rng, e.store, ids, 2)
+			}
+			deleted := map[string]bool{}
+			for _, o := range e.store.Orders() {
+				for _, g := range []string{"", "g"} {
+					// The articles the listing holds at the start.
+					there := map[string]bool{}
+					for _, id := range idsOf(listAll(t, e.store, g, o)) {
+						there[id] = true
+					}
+					touched := map[string]bool{}
+					window, isWindow := windows[o]
+					got, _ := walk(t, e.store, g, o, func(int) {
+						for range 3 {
+							id := ids[rng.Intn(len(ids))]
+							if deleted[id] {
+								continue
+							}
+							switch rng.Intn(6) {
+							case 0:
+								if err := e.store.DeleteArticle(ctx, id); err != nil {
+									t.Fatal(err)
+								}
+								deleted[id] = true
+								delete(s.articles, id)
+							case 1:
+								ids = append(ids, s.post("latecomer", "g"))
+							default:
+								s.vote(e.store, fmt.Sprintf("walker%d", rng.Intn(50)), id, []voting.Direction{voting.Up, voting.Down, voting.None}[rng.Intn(3)])
+							}
+							touched[id] = true
+						}
+						e.advance(time.Duration(rng.Intn(3)) * time.Hour)
+					})
+					now := e.clock.Now()
+					seen := map[string]int{}
+					for _, id := range got {
+						seen[id]++
+					}
+					for id := range there {
+						a := s.articles[id]
+						if touched[id] || a == nil || isWindow && now.Sub(a.posted) >= window {
+							continue
+						}
+						if seen[id] != 1 {
+							t.Errorf("%q by %v: article %s, untouched during the walk, listed %d times (walk %s)",
+								g, o, id, seen[id], strings.Join(got, " "))
+						}
+					}
+				}
+			}
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+		})
+	}
+}
