@@ -322,6 +322,19 @@ func BenchmarkGetArticles(b *testing.B) {
 				s, trips := counted(b, e)
 				measure(b, trips, func(int) error { return full(s.GetArticles(ctx, 1, order)) })
 			})
+			// The second page again, by its cursor: a cursor's page against
+			// a numbered one.
+			b.Run(name+"/after", func(b *testing.B) {
+				s, trips := counted(b, e)
+				_, cursor, err := s.GetArticlesAfter(ctx, order, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				measure(b, trips, func(int) error {
+					page, _, err := s.GetArticlesAfter(ctx, order, cursor)
+					return full(page, err)
+				})
+			})
 			b.Run(name+"/book", func(b *testing.B) {
 				k := book{e: e}
 				trips := roundtrip.New(e.redis())

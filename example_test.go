@@ -557,6 +557,75 @@ func Example_httpHandler() {
 	// GET /articles?page=1: 499 voting: list articles by score: context canceled
 }
 
+// Paging by cursor, as Reddit's API pages with after=: each page gives the
+// cursor of the next, and a walk lists each article once, however votes
+// move the listing between pages.
+func Example_cursorHandler() {
+	store, advance, stop := exampleStore(voting.WithPageSize(2), voting.WithOrders(voting.ByHot))
+	defer stop()
+	for _, title := range []string{"One", "Two", "Three", "Four", "Five"} {
+		if _, err := store.PostArticle(context.Background(), "alice", title, "https://example.com/"); err != nil {
+			log.Fatal(err)
+		}
+		advance(time.Hour)
+	}
+
+	mux := http.NewServeMux()
+	// GET /hot?after=CURSOR
+	mux.HandleFunc("GET /hot", func(w http.ResponseWriter, r *http.Request) {
+		articles, next, err := store.GetArticlesAfter(r.Context(), voting.ByHot, r.FormValue("after"))
+		if errors.Is(err, voting.ErrInvalid) {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"articles": articles, "next": next})
+	})
+
+	after := ""
+	for page := 1; ; page++ {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", "/hot?after="+url.QueryEscape(after), nil))
+		var body struct {
+			Articles []voting.Article
+			Next     string
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			log.Fatal(rec.Code, rec.Body)
+		}
+		var titles []string
+		for _, a := range body.Articles {
+			titles = append(titles, a.Title)
+		}
+		fmt.Println("page", page, titles)
+		if page == 1 {
+			// Between two pages, votes lift the oldest article, One, to
+			// the top, before the cursor: the walk goes on after the
+			// articles it listed, skipping none of those no vote moved,
+			// and One is on the first page of a new walk.
+			for _, user := range []string{"bob", "carol", "dan"} {
+				if err := store.Vote(context.Background(), user, "1", voting.Up); err != nil {
+					log.Fatal(err)
+				}
+			}
+		}
+		if after = body.Next; after == "" {
+			break
+		}
+	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/hot?after=nonsense", nil))
+	fmt.Println(rec.Code)
+	// Output:
+	// page 1 [Five Four]
+	// page 2 [Three Two]
+	// 400
+}
+
 // A user's history: the articles they voted on, newest vote first, still
 // there after voting on them has closed.
 func ExampleStore_UserHistory() {

@@ -14,6 +14,12 @@ func SetBatches(s *Store, trim, reindex int) { s.trimBatch, s.reindexBatch = tri
 // DeleteArticle clears.
 func SetHistoryBatch(s *Store, n int) { s.historyBatch = n }
 
+// Cursor is the cursor of the point (value, id) in group's listing by
+// order ("" for the site's), as a page ending there gives it.
+func Cursor(o Order, group, value, id string) string {
+	return makeCursor(o, group, point{value, id})
+}
+
 // IndexValue is what the index of order o holds for an article, computed
 // in Go (wantValue in lua_test.go): the tests' one model of it.
 func IndexValue(o Order, posted, ups, downs, score float64) float64 {

@@ -70,6 +70,7 @@ func voteCostConfigs() []voteCostConfig {
 	return []voteCostConfig{
 		{name: "book", book: true},
 		{name: "default"},
+		{name: "hot-best", opts: []voting.Option{voting.WithOrders(voting.ByHot, voting.ByBest)}},
 		{name: "orders", opts: []voting.Option{voting.WithOrders(voting.Orders()...)}},
 		{name: "history", opts: []voting.Option{history}},
 		{name: "live", opts: []voting.Option{voting.WithLiveGroups()}},
@@ -632,4 +633,67 @@ func spread(xs []float64, format string) string {
 		return "-"
 	}
 	return fmt.Sprintf(format+" ("+format+"-"+format+")", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
+// BenchmarkVoteAtMaxGroups: the server's cost of a vote on an article in 1
+// and in MaxGroups groups, with every order, live groups and histories
+// kept: the most a poster can make each vote on their article cost. Each
+// op is 300 votes (30 with -short), up and down by new users; it reports Redis's commands and
+// µs of EVALSHA per vote. It needs a real server.
+func BenchmarkVoteAtMaxGroups(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		if !e.real() {
+			b.Skip("INFO commandstats needs a real server; set " + redisAddrEnv)
+		}
+		s, err := storeOn(e.pool, e, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
+			voting.WithUserHistory(30*24*time.Hour))
+		if err != nil {
+			b.Fatal(err)
+		}
+		groups := make([]string, voting.MaxGroups)
+		for i := range groups {
+			groups[i] = fmt.Sprintf("g%d", i)
+		}
+		var users atomic.Int64
+		for _, n := range []int{1, voting.MaxGroups} {
+			b.Run(fmt.Sprintf("groups=%d", n), func(b *testing.B) {
+				id, err := s.PostArticle(ctx, "poster", "in groups", "https://example.com/", groups[:n]...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := e.conn()
+				defer c.Close()
+				if _, err := c.Do("CONFIG", "RESETSTAT"); err != nil {
+					b.Fatal(err)
+				}
+				votes := 300
+				if testing.Short() {
+					votes = 30
+				}
+				b.ResetTimer()
+				for range b.N {
+					for i := range votes {
+						user := "m" + strconv.FormatInt(users.Add(1), 10)
+						if err := s.Vote(ctx, user, id, []voting.Direction{voting.Up, voting.Down}[i%2]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.StopTimer()
+				stats, err := commandStats(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var calls float64
+				for name, st := range stats {
+					if name != "config" && name != "evalsha" && name != "eval" {
+						calls += float64(st.calls)
+					}
+				}
+				total := float64(b.N * votes)
+				b.ReportMetric(calls/total, "cmds/vote")
+				b.ReportMetric(float64(stats["evalsha"].usec+stats["eval"].usec)/total, "usec/vote")
+			})
+		}
+	})
 }

@@ -110,6 +110,14 @@ func keyedOps() []keyedOp {
 			_, err := e.store.CountGroupArticles(ctx, "g2", voting.TopWeek)
 			return err
 		}, reads: []string{"indexed:"}, liveReads: []string{"live:top-week:g2"}, cacheReads: []string{"group:g2", "top-week:", "time:"}},
+		{name: "GetArticlesAfter by votes", call: func(e *env) error {
+			_, _, err := e.store.GetArticlesAfter(ctx, voting.ByVotes, voting.Cursor(voting.ByVotes, "", "1", "2"))
+			return err
+		}, reads: []string{"votes:", "score:", "indexed:"}},
+		{name: "GetGroupArticlesAfter by score", call: func(e *env) error {
+			_, _, err := e.store.GetGroupArticlesAfter(ctx, "g2", voting.ByScore, voting.Cursor(voting.ByScore, "g2", "1", "9"))
+			return err
+		}, liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2", "score:", "score:g2"}},
 		{name: "UserVotes", call: func(e *env) error { _, err := e.store.UserVotes(ctx, "bob", "1", "2"); return err },
 			reads: []string{"voted:1", "downvoted:1", "voted:2", "history:bob", "score:"}},
 		{name: "UserHistory", call: func(e *env) error { _, err := e.store.UserHistory(ctx, "bob", 1); return err },

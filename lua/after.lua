@@ -1,4 +1,4 @@
--- after.lua: a page of a listing after a cursor: the count entries of
+-- after.lua: a page of a listing after a cursor: the size entries of
 -- index, with their values, that come after the point (score, member) in
 -- the listing's order (highest value first; among equal values, the
 -- greater member first), wherever the point's own article has gone since.
@@ -6,14 +6,14 @@
 -- the pages, whatever moves the others.
 --
 -- KEYS: index
--- ARGV: score, member, count
+-- ARGV: score, member, size
 
 local index = KEYS[1]
-local score, member, count = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local score, member, size = ARGV[1], ARGV[2], tonumber(ARGV[3])
 sent(1, 3)
 
 local start, bad = placeAfter(index, score, member)
 if bad then
 	return bad
 end
-return redis.call('ZREVRANGE', index, start, start + count - 1, 'WITHSCORES')
+return redis.call('ZREVRANGE', index, start, start + size - 1, 'WITHSCORES')
