@@ -140,6 +140,38 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 	return a, nil
 }
 
+// Articles returns the articles of the ids, in the order given, in one
+// round trip whatever their number: each id's hash, and the scores in
+// commands of at most a thousand ids, so that no command holds Redis for
+// long. An id with no article is left out, as is one whose stored fields
+// do not parse (which Article reports as ErrCorrupt), as listings leave
+// them out; an id given twice is returned twice. A malformed id is an
+// error wrapping ErrInvalid, before anything is sent.
+func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("%d articles", len(ids)))
+		}
+	}()
+	for _, id := range ids {
+		if err := checkID(id); err != nil {
+			return nil, err
+		}
+	}
+	if len(ids) == 0 {
+		return []Article{}, nil
+	}
+	page := make([]any, len(ids))
+	for i, id := range ids {
+		page[i] = []byte(s.keys.articleHash(id))
+	}
+	err = s.session(ctx, func(c link) error {
+		articles, _, err = s.fetch(c, page, false)
+		return err
+	})
+	return articles, err
+}
+
 // parseArticle reads an article from its id, its HMGET of articleFields and
 // its score. ok is false if the article is gone: no hash (no time field) or
 // no score. An error, wrapping ErrCorrupt, names what does not parse,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/roundtrip"
 )
 
 func TestPostArticleWritesTheBookLayout(t *testing.T) {
@@ -244,5 +245,79 @@ func TestServesTheBooksData(t *testing.T) {
 	// Our next article takes the book's counter on.
 	if id := e.post("alice", "ours"); id != "2" {
 		t.Errorf("next id = %s, want 2", id)
+	}
+}
+
+// TestArticlesReadsABatch: the articles of many ids in the order given, in
+// one round trip, ids with no article left out, an id given twice given
+// twice, each article as Article gives it; a malformed id is ErrInvalid.
+func TestArticlesReadsABatch(t *testing.T) {
+	e := newEnv(t)
+	ids := postMany(e, 30)
+	if err := e.store.DeleteArticle(ctx, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	ask := []string{ids[7], "9999", ids[3], ids[0], ids[7], ids[29]}
+	got, err := e.store.Articles(ctx, ask...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []voting.Article
+	for _, id := range []string{ids[7], ids[0], ids[7], ids[29]} {
+		a, err := e.store.Article(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, a)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Articles(%v) = %v, want %v", ask, got, want)
+	}
+	if got, err := e.store.Articles(ctx); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("Articles() = %v, %v; want an empty slice", got, err)
+	}
+	for _, bad := range [][]string{{"x"}, {ids[0], ""}, {"0" + ids[1]}} {
+		if _, err := e.store.Articles(ctx, bad...); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("Articles(%q): %v, want ErrInvalid", bad, err)
+		}
+	}
+	// Thousands of ids, more than one ZMSCORE takes, in one round trip.
+	counter := roundtrip.New(e.redis())
+	s, err := voting.New(counter, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, 0, 2500)
+	gone := 0
+	for i := range cap(many) {
+		many = append(many, ids[i%len(ids)])
+		if i%len(ids) == 3 {
+			gone++
+		}
+	}
+	if _, err := s.Articles(ctx, many...); err != nil { // loads nothing: no script
+		t.Fatal(err)
+	}
+	counter.Reset()
+	got, err = s.Articles(ctx, many...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Trips(); n != 1 {
+		t.Errorf("Articles of %d ids took %d round trips, want 1", len(many), n)
+	}
+	if len(got) != len(many)-gone { // ids[3] is gone
+		t.Fatalf("Articles of %d ids gave %d", len(many), len(got))
+	}
+	byID := map[string]voting.Article{}
+	for _, id := range ids {
+		if a, err := e.store.Article(ctx, id); err == nil {
+			byID[id] = a
+		}
+	}
+	for i, a := range got {
+		if a != byID[a.ID] {
+			t.Fatalf("article %d of the batch = %+v, want %+v", i, a, byID[a.ID])
+		}
 	}
 }

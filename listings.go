@@ -211,7 +211,7 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 	cmds := make([]command, 0, n+1)
 	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
 	// member goes in as the reply gave it, already an interface value.
-	args := make([]any, 0, n*(1+len(articleFields))+1+n)
+	args := make([]any, 0, n*(1+len(articleFields))+(n+maxScoresPerCommand-1)/maxScoresPerCommand+n)
 	for i := 0; i+step <= len(page); i += step {
 		member, ok := page[i].([]byte)
 		if !ok || len(member) <= len(prefix) || string(member[:len(prefix)]) != prefix ||
@@ -231,27 +231,38 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 		return []Article{}, nil, nil
 	}
 	if !withScores {
-		at := len(args)
-		args = append(args, s.keys.scoreIndex())
-		for _, cmd := range cmds {
-			args = append(args, cmd.args[0])
+		// ZMSCOREs of at most maxScoresPerCommand members each, so that no
+		// one command holds Redis for long, however many articles.
+		hmgets := len(cmds)
+		for from := 0; from < hmgets; from += maxScoresPerCommand {
+			at := len(args)
+			args = append(args, s.keys.scoreIndex())
+			for _, cmd := range cmds[from:min(from+maxScoresPerCommand, hmgets)] {
+				args = append(args, cmd.args[0])
+			}
+			cmds = append(cmds, command{"ZMSCORE", args[at:len(args):len(args)]})
 		}
-		cmds = append(cmds, command{"ZMSCORE", args[at:]})
 	}
 	replies, err := c.pipeline(cmds)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !withScores {
-		scores, err := redis.Values(replies[len(entries)], nil)
-		if err != nil {
-			return nil, nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
+		i := 0
+		for _, reply := range replies[len(entries):] {
+			scores, err := redis.Values(reply, nil)
+			if err != nil {
+				return nil, nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
+			}
+			for _, score := range scores {
+				if i < len(entries) {
+					entries[i].score = score
+				}
+				i++
+			}
 		}
-		if len(scores) != len(entries) {
-			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", len(scores), len(entries))
-		}
-		for i := range entries {
-			entries[i].score = scores[i]
+		if i != len(entries) {
+			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", i, len(entries))
 		}
 	}
 	articles = make([]Article, 0, len(entries))
@@ -266,6 +277,11 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 	}
 	return articles, gone, nil
 }
+
+// maxScoresPerCommand is the most members one ZMSCORE of fetch reads: a
+// batch of Articles of any size is read in one round trip, in commands of
+// bounded work.
+const maxScoresPerCommand = 1000
 
 // A pageEntry is an article that fetch reads: its id, its member as the
 // page gave it, and its score once known.
