@@ -272,8 +272,10 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 		_, err := s.CountGroupArticles(ctx, "g", voting.ByTime)
 		return err
 	}
+	all["Articles"] = func(ctx context.Context) error { _, err := s.Articles(ctx, id, id); return err }
 	if s.HistoryTime() > 0 {
 		all["UserHistory"] = func(ctx context.Context) error { _, err := s.UserHistory(ctx, "bob", 1); return err }
+		all["CountUserHistory"] = func(ctx context.Context) error { _, err := s.CountUserHistory(ctx, "bob"); return err }
 	}
 	if slices.Contains(s.Orders(), voting.TopWeek) {
 		all["GetArticles top-week"] = func(ctx context.Context) error {

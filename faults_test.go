@@ -355,7 +355,7 @@ func TestScriptsAreConstants(t *testing.T) {
 // README's ACL example grants exactly these.
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
-	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +hlen +hdel +zrevrank"
+	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +hlen +hdel +zrevrank +zcount"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := startServer(t)

@@ -93,6 +93,37 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 // deleted articles.
 const maxHistoryReads = 3
 
+// CountUserHistory returns how many votes user's history holds, the
+// number UserHistory's pages hold together, for a page count: the votes
+// newer than the history's time (WithUserHistory), in one round trip, O(log
+// n) on the server. An entry of an article deleted after its voting closed
+// counts until UserHistory meets it and drops it. It gives an error
+// wrapping ErrInvalid if the Store keeps no history.
+func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("count the history of user %q", user))
+		}
+	}()
+	if s.history == 0 {
+		return 0, invalid("the Store keeps no user history: give New WithUserHistory(d)")
+	}
+	if err := checkUser(user); err != nil {
+		return 0, err
+	}
+	key := s.keys.userHistory(user)
+	err = s.session(ctx, func(c link) error {
+		now := s.now()
+		if err := checkClock(now); err != nil {
+			return err
+		}
+		var err error
+		n, err = redis.Int64(c.do("ZCOUNT", key, "("+unixSeconds(now.Add(-s.history)), "+inf"))
+		return wrongType(err, key, "ZCOUNT")
+	})
+	return n, err
+}
+
 // historyPage reads the page of the history key from start, the votes after
 // the history's time by now: the votes of the articles there are, in order,
 // and the members of those gone.

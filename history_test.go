@@ -381,3 +381,47 @@ func TestHistoryOfAUserWithBraces(t *testing.T) {
 		t.Errorf("the history of %q is left after deleting both articles", user)
 	}
 }
+
+// TestCountUserHistoryCountsItsPages: the count of a user's history is the
+// number of votes its pages hold together, as votes are cast, switched,
+// taken back and age out; without a history it is ErrInvalid.
+func TestCountUserHistoryCountsItsPages(t *testing.T) {
+	e := newEnv(t, voting.WithUserHistory(2*time.Hour), voting.WithPageSize(3))
+	check := func(when string) {
+		t.Helper()
+		var all []voting.UserVote
+		for page := 1; ; page++ {
+			got, err := e.store.UserHistory(ctx, "bob", page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, got...)
+			if len(got) < 3 {
+				break
+			}
+		}
+		if n, err := e.store.CountUserHistory(ctx, "bob"); err != nil || n != int64(len(all)) {
+			t.Errorf("%s: CountUserHistory = %d, %v; the pages hold %d", when, n, err, len(all))
+		}
+	}
+	check("before any vote")
+	var ids []string
+	for i := range 7 {
+		ids = append(ids, e.post("alice", fmt.Sprint("article ", i)))
+		e.vote("bob", ids[i], voting.Up)
+		e.advance(20 * time.Minute)
+	}
+	check("after 7 votes")
+	e.vote("bob", ids[6], voting.Down)
+	e.vote("bob", ids[5], voting.None)
+	check("after a switch and a take-back")
+	e.advance(50 * time.Minute) // the oldest age out
+	check("after the oldest aged out")
+	if _, err := e.store.CountUserHistory(ctx, ""); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("CountUserHistory of no user: %v, want ErrInvalid", err)
+	}
+	plain := storeAt(t, e, e.clock.Now())
+	if _, err := plain.CountUserHistory(ctx, "bob"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("CountUserHistory without a history: %v, want ErrInvalid", err)
+	}
+}
