@@ -140,6 +140,35 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 	return a, nil
 }
 
+// EditArticle sets an article's title and link, by the rules of a post
+// (the package doc's Input section), in one atomic step: its score, votes,
+// groups and index entries are untouched. It returns an error wrapping
+// ErrNotFound, and writes nothing, if there is no such article (none that
+// Article finds).
+func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) (err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "edit article "+idText(articleID))
+		}
+	}()
+	if err := checkID(articleID); err != nil {
+		return err
+	}
+	if err := checkText("title", title, MaxTitleLen); err != nil {
+		return err
+	}
+	if err := checkLink(link); err != nil {
+		return err
+	}
+	member := s.keys.articleHash(articleID)
+	cl := call{keys: []string{member, s.keys.scoreIndex()}, args: []any{member, title, link}}
+	st, err := readStatus(s.script(ctx, editScript, cl))
+	if err != nil || st.word == replyOK {
+		return err
+	}
+	return st.err()
+}
+
 // Articles returns the articles of the ids, in the order given, in one
 // round trip whatever their number: each id's hash, and the scores in
 // commands of at most a thousand ids, so that no command holds Redis for

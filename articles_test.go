@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -320,4 +321,47 @@ func TestArticlesReadsABatch(t *testing.T) {
 			t.Fatalf("article %d of the batch = %+v, want %+v", i, a, byID[a.ID])
 		}
 	}
+}
+
+// TestEditArticleChangesTitleAndLinkAlone: an edit sets the title and the
+// link and writes nothing else; no article is ErrNotFound, bad input
+// ErrInvalid, and neither writes anything.
+func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithUserHistory(time.Hour))
+	id := e.post("alice", "first", "go", "redis")
+	e.vote("bob", id, voting.Down)
+	before := e.dump()
+	if err := e.store.EditArticle(ctx, id, "First, edited", "https://example.com/edited"); err != nil {
+		t.Fatal(err)
+	}
+	changed := dumpDiff(before, e.dump())
+	if !strings.Contains(changed, "1 keys gone or changed") || !strings.Contains(changed, e.article(id)+" hash") {
+		t.Errorf("the edit wrote more than the article's hash: %s", changed)
+	}
+	got, err := e.store.Article(ctx, id)
+	want := voting.Article{ID: id, Title: "First, edited", Link: "https://example.com/edited", Poster: "alice",
+		Posted: start, Score: unix(start), Votes: 1, Downvotes: 1}
+	if err != nil || got != want {
+		t.Errorf("Article after the edit = %+v, %v; want %+v", got, err, want)
+	}
+	before = e.dump()
+	for what, call := range map[string]func() error{
+		"no article":  func() error { return e.store.EditArticle(ctx, "99", "t", "https://example.com/") },
+		"bad id":      func() error { return e.store.EditArticle(ctx, "x", "t", "https://example.com/") },
+		"blank title": func() error { return e.store.EditArticle(ctx, id, "  ", "https://example.com/") },
+		"bad link":    func() error { return e.store.EditArticle(ctx, id, "t", "ftp://example.com/") },
+	} {
+		err := call()
+		want := voting.ErrInvalid
+		if what == "no article" {
+			want = voting.ErrNotFound
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", what, err, want)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("refused edits wrote: %s", dumpDiff(before, after))
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

@@ -54,6 +54,8 @@ func TestRoundTrips(t *testing.T) {
 		{"RemoveFromGroups", 1, func() error { return s.RemoveFromGroups(ctx, ids[1], "a", "b") }},
 		{"Article", 1, func() error { _, err := s.Article(ctx, ids[2]); return err }},
 		{"Rank", 1, func() error { _, err := s.Rank(ctx, ids[2], voting.ByScore); return err }},
+		{"EditArticle", 1, func() error { return s.EditArticle(ctx, ids[2], "edited", "https://example.com/e") }},
+		{"Articles of 25", 1, func() error { _, err := s.Articles(ctx, ids[:25]...); return err }},
 		{"UserVotes", 1, func() error { _, err := s.UserVotes(ctx, "bob", ids[:25]...); return err }},
 		{"GetArticles by score", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByScore)) }},
 		{"GetArticles by time", 2, func() error { return full(s.GetArticles(ctx, 1, voting.ByTime)) }},
@@ -273,6 +275,7 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 		return err
 	}
 	all["Articles"] = func(ctx context.Context) error { _, err := s.Articles(ctx, id, id); return err }
+	all["EditArticle"] = func(ctx context.Context) error { return s.EditArticle(ctx, id, "edited", "https://example.com/e") }
 	if s.HistoryTime() > 0 {
 		all["UserHistory"] = func(ctx context.Context) error { _, err := s.UserHistory(ctx, "bob", 1); return err }
 		all["CountUserHistory"] = func(ctx context.Context) error { _, err := s.CountUserHistory(ctx, "bob"); return err }

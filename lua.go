@@ -52,6 +52,7 @@ var (
 	reindexScan        = loadScript("reindex_scan.lua")
 	reindexDone        = loadScript("reindex_done.lua")
 	afterScript        = loadScript("after.lua")
+	editScript         = loadScript("edit.lua")
 )
 
 // loadScript reads lua/name with the functions of the prelude it uses

@@ -75,6 +75,11 @@ func keyedOps() []keyedOp {
 		{name: "Vote take back", call: func(e *env) error { return e.store.Vote(ctx, "bob", "1", voting.None) }},
 		{name: "AddToGroups", call: func(e *env) error { return e.store.AddToGroups(ctx, "2", "g1", "g3") },
 			reads: []string{"groups:2", "indexed:"}, liveReads: []string{"trimmed:"}},
+		{name: "EditArticle", call: func(e *env) error {
+			return e.store.EditArticle(ctx, "1", "First, edited", "https://example.com/edited")
+		}, reads: []string{"score:"}},
+		{name: "Articles", call: func(e *env) error { _, err := e.store.Articles(ctx, "2", "1"); return err },
+			reads: []string{"score:"}},
 		{name: "RemoveFromGroups", call: func(e *env) error { return e.store.RemoveFromGroups(ctx, "1", "g1") }},
 		{name: "DeleteArticle", call: func(e *env) error { return e.store.DeleteArticle(ctx, "1") },
 			// A voter's history is cleared after the article is gone, and
