@@ -179,7 +179,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article, err error) {
 	defer func() {
 		if err != nil {
-			err = failed(err, fmt.Sprintf("%d articles", len(ids)))
+			err = failed(err, fmt.Sprintf("read %d articles", len(ids)))
 		}
 	}()
 	for _, id := range ids {
