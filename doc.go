@@ -37,11 +37,14 @@
 //
 // DeleteArticle removes an article and every entry of it, in one script (and,
 // for an article with many voters whose histories are kept, further steps
-// that clear their entries);
+// that clear their entries); EditArticle changes its title and link alone.
 // CountArticles and CountGroupArticles count a listing for a page count;
-// Cutoff tells when voting on an article closes; and WithUserHistory keeps
-// each user's votes for UserHistory, and for UserVotes once voting has
-// closed. Article, UserVote and Direction encode as JSON directly, and so
+// GetArticlesAfter and GetGroupArticlesAfter page by cursor, so that a walk
+// through a listing that votes move lists each untouched article once; Rank
+// gives an article's place in a listing; Articles reads any number of
+// articles by id in one round trip. Cutoff tells when voting on an article
+// closes; and WithUserHistory keeps each user's votes for UserHistory (and
+// CountUserHistory), and for UserVotes once voting has closed. Article, UserVote and Direction encode as JSON directly, and so
 // does every page: times are kept to the years 1 to 9999, which JSON can
 // carry, and scores finite.
 //
