@@ -118,17 +118,21 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 			return err
 		}
 		var err error
-		n, err = redis.Int64(c.do("ZCOUNT", key, "("+unixSeconds(now.Add(-s.history)), "+inf"))
+		n, err = redis.Int64(c.do("ZCOUNT", key, s.keptSince(now), "+inf"))
 		return wrongType(err, key, "ZCOUNT")
 	})
 	return n, err
 }
 
+// keptSince is the bound of the votes a history keeps at now, as a range of
+// a sorted set takes it: those cast after now less the history's time.
+func (s *Store) keptSince(now time.Time) string { return "(" + unixSeconds(now.Add(-s.history)) }
+
 // historyPage reads the page of the history key from start, the votes after
 // the history's time by now: the votes of the articles there are, in order,
 // and the members of those gone.
 func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
-	reply, err := c.do("ZREVRANGEBYSCORE", key, "+inf", "("+unixSeconds(now.Add(-s.history)),
+	reply, err := c.do("ZREVRANGEBYSCORE", key, "+inf", s.keptSince(now),
 		"WITHSCORES", "LIMIT", start, s.pageSize)
 	entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGEBYSCORE"))
 	if err != nil {

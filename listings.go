@@ -118,8 +118,10 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 		} else {
 			first = command{"HGET", []any{s.keys.indexedHash(), l.built}}
 		}
-		cmds := []command{first, read}
-		if l.spec.window == 0 {
+		var cmds []command
+		if l.spec.window > 0 {
+			cmds = []command{first, read}
+		} else {
 			// An empty namespace's indexes are complete, marked or not.
 			cmds = []command{first, {"EXISTS", []any{s.keys.timeIndex()}}, read}
 		}

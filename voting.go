@@ -34,9 +34,8 @@ type Store struct {
 	// live is whether the Store keeps live group indexes (WithLiveGroups).
 	live bool
 	// built are the fields of indexed: of the indexes the Store keeps
-	// beyond the book's two (built.go), unbuilt those of every other index,
-	// and unbuiltLive those of them that are live group indexes.
-	built, unbuilt, unbuiltLive []string
+	// beyond the book's two (built.go).
+	built []string
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.
 	history time.Duration
@@ -106,11 +105,12 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			s.indexes = append(s.indexes, s.keys.index(Order(i)))
 		}
 	}
-	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
+	var unbuilt, unbuiltLive []string
+	s.built, unbuilt, unbuiltLive = s.buildFields()
 	var post, group call
 	post.names(s.built)
-	post.names(s.unbuilt)
-	group.names(s.unbuiltLive)
+	post.names(unbuilt)
+	group.names(unbuiltLive)
 	s.postMarks, s.groupMarks = post.args, group.args
 	s.voteArgs = s.makeVoteArgs()
 	// A cluster client's connections must be bound to a slot, and then every

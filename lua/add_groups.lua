@@ -29,17 +29,9 @@ unbuilt, a = columns(a, 'field')
 orders.index = {unpack(KEYS, 7, 6 + orders.n)}
 sent(6 + orders.n, a - 1)
 
-local posted, bad = try('HGET', hash, 'time')
+local posted, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
-end
-local score
-score, bad = try('ZSCORE', byScore, member)
-if bad then
-	return bad
-end
-if not posted or not score then
-	return 'notfound'
 end
 local names
 names, bad = recorded(record)

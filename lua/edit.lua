@@ -9,17 +9,9 @@ local hash, byScore = KEYS[1], KEYS[2]
 local member, title, link = ARGV[1], ARGV[2], ARGV[3]
 sent(2, 3)
 
-local posted, bad = try('HGET', hash, 'time')
+local _, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
-end
-local score
-score, bad = try('ZSCORE', byScore, member)
-if bad then
-	return bad
-end
-if not posted or not score then
-	return 'notfound'
 end
 
 redis.call('HSET', hash, 'title', title, 'link', link)

@@ -350,6 +350,38 @@ local function builtAmong(indexed, fields)
 	return marked
 end
 
+-- ownRun gives a reply to return unless progress, the hash of Reindex's
+-- run, is of the run named run: 'superseded' if it is another's (or none),
+-- or one naming it if it is of the wrong type.
+local function ownRun(progress, run)
+	local current, bad = try('HGET', progress, 'run')
+	if bad then
+		return bad
+	end
+	if current ~= run then
+		return 'superseded'
+	end
+end
+
+-- located reads an article's posting time (its hash's field) and score, as
+-- Article finds it; it gives both, and a reply to return: 'notfound' if
+-- either is missing, or one naming a key of the wrong type.
+local function located(hash, byScore, member)
+	local posted, bad = try('HGET', hash, 'time')
+	if bad then
+		return nil, nil, bad
+	end
+	local score
+	score, bad = try('ZSCORE', byScore, member)
+	if bad then
+		return nil, nil, bad
+	end
+	if not posted or not score then
+		return nil, nil, 'notfound'
+	end
+	return posted, score
+end
+
 -- recorded reads the names in an article's record of its groups, checked
 -- as group names; it gives them, and a reply to return if the record or a
 -- name is unsound. An article with no record is in no group the library

@@ -18,12 +18,9 @@ local run, token = ARGV[1], ARGV[2]
 local built, a = columns(3, 'field')
 sent(2, a - 1)
 
-local current, bad = try('HGET', progress, 'run')
+local bad = ownRun(progress, run)
 if bad then
 	return bad
-end
-if current ~= run then
-	return 'superseded'
 end
 local set = {}
 if built.n > 0 then

@@ -11,12 +11,9 @@ local progress = KEYS[1]
 local run, scan = ARGV[1], ARGV[2]
 sent(1, 2)
 
-local current, bad = try('HGET', progress, 'run')
+local bad = ownRun(progress, run)
 if bad then
 	return bad
-end
-if current ~= run then
-	return 'superseded'
 end
 redis.call('HSET', progress, 'phase', 'groups', 'scan', scan)
 return redis.call('HINCRBY', progress, 'steps', 1)
