@@ -40,8 +40,10 @@ var (
 )
 
 // PostArticle posts an article by poster, counts the poster's up-vote, and
-// adds it to the given groups, all in one atomic step. It returns the new
-// article's id.
+// adds it to the given groups and to the poster's articles (UserArticles),
+// all in one atomic step. It returns the new article's id. With
+// WithUniqueLinks, a link another article has is refused with an error
+// wrapping ErrDuplicate that names it, and nothing is written.
 //
 // The title is 1 to MaxTitleLen characters, the link an absolute http or
 // https URL of at most MaxLinkLen bytes, the poster a user id, and the
@@ -93,14 +95,21 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 		livePrefix = k.livePrefix()
 	}
 	var c call
-	c.key(k.counter(), k.trimmedHash(), k.groupNames(), k.indexedHash())
+	c.key(k.counter(), k.trimmedHash(), k.groupSizes(), k.indexedHash(), k.userPosts(poster))
 	c.key(s.indexes...)
 	if s.history > 0 {
 		c.key(k.userHistory(poster))
 	}
+	if s.karma {
+		c.key(k.karmaIndex())
+	}
+	if s.unique {
+		c.key(k.linkIndex())
+	}
 	score := float64(now.UnixMicro())/1e6 + s.weight
 	c.arg(k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), k.recordPrefix(), k.groupSet(""), livePrefix,
-		title, link, poster, unixSeconds(now), formatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds())
+		title, link, poster, unixSeconds(now), formatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds(),
+		flag(s.karma), flag(s.unique))
 	orderList(&c, s.kept, now, orderKey, orderKind, orderWindow, orderCut)
 	c.names(groups)
 	c.arg(s.postMarks...)
@@ -118,6 +127,11 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 	if err := checkID(articleID); err != nil {
 		return Article{}, err
 	}
+	return s.article(ctx, articleID)
+}
+
+// article reads the article of a well-formed id, as Article does.
+func (s *Store) article(ctx context.Context, articleID string) (Article, error) {
 	member := s.keys.articleHash(articleID)
 	cmds := []command{
 		{"HMGET", append([]any{member}, articleFields...)},
@@ -144,7 +158,9 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 // (the package doc's Input section), in one atomic step: its score, votes,
 // groups and index entries are untouched. It returns an error wrapping
 // ErrNotFound, and writes nothing, if there is no such article (none that
-// Article finds).
+// Article finds). A new link frees the old one; with WithUniqueLinks, a
+// link another article has is refused with an error wrapping ErrDuplicate
+// that names it, and nothing is written.
 func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) (err error) {
 	defer func() {
 		if err != nil {
@@ -160,8 +176,10 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	if err := checkLink(link); err != nil {
 		return err
 	}
-	member := s.keys.articleHash(articleID)
-	cl := call{keys: []string{member, s.keys.scoreIndex()}, args: []any{member, title, link}}
+	k := s.keys
+	member := k.articleHash(articleID)
+	cl := call{keys: []string{member, k.scoreIndex(), k.linkIndex(), k.indexedHash()},
+		args: []any{member, articleID, title, link, flag(s.unique)}}
 	st, err := readStatus(s.script(ctx, editScript, cl))
 	if err != nil || st.word == replyOK {
 		return err

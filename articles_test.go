@@ -55,15 +55,18 @@ func TestPostArticleWritesTheBookLayout(t *testing.T) {
 			t.Errorf("group:%s = %v, want [%s]", g, got, member)
 		}
 	}
-	// The book's keys, and this library's record of the article's groups
-	// and set of the namespace's group names.
+	// The book's keys, and this library's record of the article's groups,
+	// sizes of the namespace's groups and index of the poster's articles.
 	if got := e.strs("SMEMBERS", e.key("groups:1")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
 		t.Errorf("groups:1 = %v, want [books redis]", got)
 	}
-	if got := e.strs("SMEMBERS", e.key("groupnames:")); !reflect.DeepEqual(sorted(got), []string{"books", "redis"}) {
-		t.Errorf("groupnames: = %v, want [books redis]", got)
+	if got, want := e.zset(e.key("groupsizes:")), []string{"books=1", "redis=1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("groupsizes: = %v, want %v", got, want)
 	}
-	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groupnames:", "groups:1", "score:", "time:", "voted:1"}
+	if got, want := e.zset(e.key("posts:alice")), []string{fmt.Sprintf("%s=%d", member, int64(now))}; !reflect.DeepEqual(got, want) {
+		t.Errorf("posts:alice = %v, want %v", got, want)
+	}
+	wantKeys := []string{"article:", "article:1", "group:books", "group:redis", "groups:1", "groupsizes:", "posts:alice", "score:", "time:", "voted:1"}
 	for i := range wantKeys {
 		wantKeys[i] = e.key(wantKeys[i])
 	}

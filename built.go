@@ -42,6 +42,7 @@ func buildField(o Order, live bool) string {
 }
 
 // buildFields gives the fields of indexed: of the indexes s keeps (built),
+// karma and the index of links among them,
 // and of those it does not (unbuilt), and of those the live ones (the
 // indexes a change of groups writes).
 func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
@@ -61,14 +62,37 @@ func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
 			unbuiltLive = append(unbuiltLive, f)
 		}
 	}
+	for _, f := range [...]struct {
+		field string
+		kept  bool
+	}{{karmaField, s.karma}, {linksField, s.unique}} {
+		if f.kept {
+			built = append(built, f.field)
+		} else {
+			unbuilt = append(unbuilt, f.field)
+		}
+	}
 	return built, unbuilt, unbuiltLive
 }
+
+// The fields of indexed: of karma: (WithKarma) and of links:
+// (WithUniqueLinks).
+const (
+	karmaField = "karma"
+	linksField = "links"
+)
 
 // notIndexed is ErrNotIndexed for a listing of the index whose field of
 // indexed: is field.
 func notIndexed(field string) error {
 	if order, live := strings.CutPrefix(field, livePart); live {
 		return &kindError{ErrNotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order)}
+	}
+	switch field {
+	case karmaField:
+		return &kindError{ErrNotIndexed, "karma does not count every article yet: run Reindex to count it"}
+	case linksField:
+		return &kindError{ErrNotIndexed, "the index of links does not hold every article's yet: run Reindex to build it"}
 	}
 	return &kindError{ErrNotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field)}
 }

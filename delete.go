@@ -21,8 +21,11 @@ const defaultHistoryBatch = 200
 // groups. After it every method treats the id as unknown. It returns an
 // error wrapping ErrNotFound if there is no such article: no hash, no score
 // and no posting time. The step's work grows with the article's groups, of
-// which there are at most MaxGroups. A group the article leaves empty
-// leaves the set of the namespace's group names.
+// which there are at most MaxGroups. The groups it leaves are one smaller
+// in Groups, and one it leaves empty is gone from it. It leaves its
+// poster's articles (UserArticles) and takes its part out of the poster's
+// karma (WithKarma), and its link out of the index of links
+// (WithUniqueLinks), whatever the Store's options.
 //
 // With user histories (WithUserHistory), the article's voters' histories
 // lose their entries of it in the same step if it has at most a few hundred
@@ -67,7 +70,7 @@ func (s *Store) deleteCall(articleID string) call {
 	}
 	var c call
 	c.key(k.articleHash(articleID), k.scoreIndex(), k.timeIndex(), k.votedSet(articleID), k.downvotedSet(articleID),
-		k.groupRecord(articleID), k.groupNames())
+		k.groupRecord(articleID), k.groupSizes(), k.karmaIndex(), k.linkIndex())
 	// Every order's indexes, site and group, whatever the Store keeps: a
 	// Store of other options may keep them.
 	all := Orders()
@@ -77,7 +80,8 @@ func (s *Store) deleteCall(articleID string) call {
 	if s.history > 0 {
 		c.key(k.pendingVotedSet(articleID), k.pendingDownvotedSet(articleID))
 	}
-	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, k.livePrefix(), historyPrefix, s.historyBatch)
+	c.arg(k.articleHash(articleID), articleID, k.groupSet(""), k.prefix, k.livePrefix(), k.postsPrefix(), historyPrefix,
+		s.historyBatch)
 	orderList(&c, all, time.Time{}, orderKey)
 	return c
 }

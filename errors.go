@@ -38,6 +38,10 @@ var (
 	// return it, unless a Store that does not keep the index posts an
 	// article or changes its groups, which it cannot write there.
 	ErrNotIndexed = errors.New("voting: index not built")
+	// ErrDuplicate is returned, with WithUniqueLinks, for a post or an
+	// edit whose link another article has already; the error names that
+	// article's id. Nothing is written when it is returned.
+	ErrDuplicate = errors.New("voting: duplicate link")
 )
 
 // errPrefix starts the text of every error of the package, once.

@@ -20,6 +20,9 @@ func Cursor(o Order, group, value, id string) string {
 	return makeCursor(o, group, point{value, id})
 }
 
+// LinkKey is a link's field in the index of links.
+func LinkKey(link string) string { return linkKey(link) }
+
 // IndexValue is what the index of order o holds for an article, computed
 // in Go (wantValue in lua_test.go): the tests' one model of it.
 func IndexValue(o Order, posted, ups, downs, score float64) float64 {
@@ -78,7 +81,10 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"groupSet", k.groupSet, "group"},
 		{"groupRecord", k.groupRecord, "id"},
 		{"userHistory", k.userHistory, "user"},
-		{"groupNames", fixed(k.groupNames()), ""},
+		{"groupSizes", fixed(k.groupSizes()), ""},
+		{"userPosts", k.userPosts, "user"},
+		{"karmaIndex", fixed(k.karmaIndex()), ""},
+		{"linkIndex", fixed(k.linkIndex()), ""},
 		{"pendingVotedSet", k.pendingVotedSet, "id"},
 		{"pendingDownvotedSet", k.pendingDownvotedSet, "id"},
 		{"trimmedHash", fixed(k.trimmedHash()), ""},

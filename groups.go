@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -57,7 +58,7 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 		live, livePrefix = s.kept, k.livePrefix()
 	}
 	var c call
-	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupNames(), k.indexedHash())
+	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupSizes(), k.indexedHash())
 	for _, o := range live {
 		c.key(k.index(o))
 	}
@@ -98,7 +99,7 @@ func (s *Store) removeGroupsCall(articleID string, groups []string) call {
 	// keeps it after a deletion, until it expires. Every order's, since a
 	// Store of other options may keep them.
 	var c call
-	c.key(k.groupRecord(articleID), k.groupNames())
+	c.key(k.groupRecord(articleID), k.groupSizes())
 	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, k.livePrefix())
 	orderList(&c, Orders(), time.Time{}, orderKey)
 	c.names(groups)
@@ -293,4 +294,63 @@ func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut 
 		args: []any{s.groupTTL.Milliseconds(), start, stopArg, markField(&orders[order], ""), cut, s.trimBatch, buildField(order, false),
 			cursor, afterValue, afterMember},
 	}
+}
+
+// A GroupSize is a group and how many articles it holds (Groups).
+type GroupSize struct {
+	Name     string `json:"name"`
+	Articles int64  `json:"articles"`
+}
+
+// Groups returns a page of the namespace's groups that hold an article,
+// the largest first (ties in reverse order of name), each with its number
+// of articles, for a sidebar: kept exact, in the same atomic step, by every
+// post, group change and deletion. Pages count from 1 and hold the Store's
+// page size; a page past the end is empty. It takes one round trip,
+// O(log n + page size) on the server. Groups the book's own code filled
+// are counted when Reindex runs.
+func (s *Store) Groups(ctx context.Context, page int) (groups []GroupSize, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "list groups")
+		}
+	}()
+	start, stop, past, err := s.pageBounds(page)
+	if err != nil || past {
+		return []GroupSize{}, err
+	}
+	key := s.keys.groupSizes()
+	err = s.session(ctx, func(c link) error {
+		reply, err := redis.Strings(c.do("ZREVRANGE", key, start, stop, "WITHSCORES"))
+		if err != nil {
+			return wrongType(err, key, "ZREVRANGE")
+		}
+		groups = make([]GroupSize, 0, len(reply)/2)
+		for i := 0; i+1 < len(reply); i += 2 {
+			n, err := strconv.ParseInt(reply[i+1], 10, 64)
+			if err != nil {
+				return corrupt("%s gives group %q the size %q", key, reply[i], reply[i+1])
+			}
+			groups = append(groups, GroupSize{Name: reply[i], Articles: n})
+		}
+		return nil
+	})
+	return groups, err
+}
+
+// CountGroups returns how many groups hold an article, the number Groups's
+// pages hold together, in one round trip.
+func (s *Store) CountGroups(ctx context.Context) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "count groups")
+		}
+	}()
+	key := s.keys.groupSizes()
+	err = s.session(ctx, func(c link) error {
+		var err error
+		n, err = redis.Int64(c.do("ZCARD", key))
+		return wrongType(err, key, "ZCARD")
+	})
+	return n, err
 }

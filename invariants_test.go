@@ -31,8 +31,20 @@ import (
 //     group listing (score:<name>, time:<name>) has its hash;
 //   - every voter set has a time to live and belongs to an article;
 //   - every record of an article's groups (groups:<id>) belongs to an
-//     article and names exactly the groups whose sets hold it, each of
-//     them in the set of the namespace's group names (groupnames:);
+//     article and names exactly the groups whose sets hold it;
+//   - groupsizes: gives each group whose set has members the set's size,
+//     and holds no other name;
+//   - each user's index of articles (posts:<user>) holds exactly the
+//     articles whose hash names the user as poster, each scored with its
+//     posting time;
+//   - with karma kept (or marked built in indexed:), every article has its
+//     part of its poster's karma (its hash's karma field), equal, while
+//     voting is open, to its up-votes less its down-votes less the poster's
+//     own vote as the voter sets say; karma: gives each poster the sum of
+//     their articles' parts, and holds no user without an article;
+//   - every field of links: is the key (linkKey) of the link of the article
+//     it names, which exists; with unique links kept (or marked built),
+//     every article's link key is there;
 //   - the id counter is at least every article's id, so that the next post
 //     takes a free id;
 //   - for each order the Store keeps beyond the book's two, every article
@@ -70,11 +82,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		e.t.Fatalf("ZRANGE time: %v", err)
 	}
 	now := e.clock.Now()
-	type counts struct {
-		posted, score float64
-		up, down      int64
-	}
-	articles := map[string]counts{}
+	articles := map[string]articleCounts{}
 	for member, indexTime := range times {
 		id, ok := strings.CutPrefix(member, e.key("article:"))
 		if !ok {
@@ -127,7 +135,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			fail("article %s: counters %q/%q do not parse", id, h["votes"], h["downvotes"])
 			continue
 		}
-		articles[member] = counts{posted, score, votes, downvotes}
+		articles[member] = articleCounts{posted, score, votes, downvotes}
 		if want := posted + weight*float64(votes-downvotes); math.Abs(score-want) > 1e-3 {
 			fail("article %s: score %v, want time %v + %v x (%d - %d) = %v", id, score, posted, weight, votes, downvotes, want)
 		}
@@ -245,14 +253,6 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			}
 		}
 	}
-	registry := map[string]bool{}
-	names, err := redis.Strings(c.Do("SMEMBERS", e.key("groupnames:")))
-	if err != nil {
-		e.t.Fatalf("SMEMBERS groupnames: %v", err)
-	}
-	for _, name := range names {
-		registry[name] = true
-	}
 	for _, record := range records {
 		id := strings.TrimPrefix(record, e.key("groups:"))
 		member := e.key("article:" + id)
@@ -266,15 +266,31 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		if strings.Join(names, " ") != strings.Join(want, " ") {
 			fail("%s holds %v, but the groups holding %s are %v", record, names, member, want)
 		}
-		for _, name := range names {
-			if !registry[name] {
-				fail("%s names the group %s, which groupnames: lacks", record, name)
-			}
-		}
 		if n, err := redis.Int(c.Do("EXISTS", member)); err != nil || n != 1 {
 			fail("%s belongs to no article", record)
 		}
 	}
+	// groupsizes: is the size of each group's set.
+	sizes, err := redis.StringMap(c.Do("ZRANGE", e.key("groupsizes:"), 0, -1, "WITHSCORES"))
+	if err != nil {
+		e.t.Fatalf("ZRANGE groupsizes: %v", err)
+	}
+	for _, index := range indexes {
+		if name, ok := strings.CutPrefix(index, e.key("group:")); ok {
+			n, err := redis.Int(c.Do("SCARD", index))
+			if err != nil {
+				e.t.Fatalf("SCARD %s: %v", index, err)
+			}
+			if want := strconv.Itoa(n); sizes[name] != want {
+				fail("groupsizes: gives %s %q, its set holds %d", name, sizes[name], n)
+			}
+			delete(sizes, name)
+		}
+	}
+	for name, size := range sizes {
+		fail("groupsizes: gives %s %s, which has no set", name, size)
+	}
+	e.checkPeople(c, all, articles, cutoff, fail)
 	// With live groups, each group's live index of each kept order is the
 	// site's index of that order filtered to the group's members, with the
 	// same values; and every live index is of a kept order and a group.
@@ -320,6 +336,9 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	for field, mark := range marks {
 		name, live := strings.CutPrefix(field, "live:")
 		order, err := voting.ParseOrder(name)
+		if field == "karma" || field == "links" {
+			continue // checked by checkPeople
+		}
 		switch {
 		case err != nil || order.String() != name || !live && (order == voting.ByScore || order == voting.ByTime):
 			fail("indexed: holds %q, the field of no index", field)
@@ -396,6 +415,136 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 	return broken
+}
+
+// articleCounts are what the invariant checker reads of an article: its
+// posting time, its score and its counters.
+type articleCounts struct {
+	posted, score float64
+	up, down      int64
+}
+
+// checkPeople checks the keys of each user's articles, of karma and of
+// links against the articles (all are the namespace's keys), through fail.
+func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articleCounts, cutoff time.Duration,
+	fail func(format string, args ...any)) {
+	e.t.Helper()
+	marks, err := redis.StringMap(c.Do("HGETALL", e.key("indexed:")))
+	if err != nil {
+		e.t.Fatalf("HGETALL indexed: %v", err)
+	}
+	for _, f := range []string{"karma", "links"} {
+		if m, ok := marks[f]; ok && m != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(m) {
+			fail("indexed: %s = %q, neither built nor being built by a run", f, m)
+		}
+	}
+	withKarma := e.store.KeepsKarma() || marks["karma"] == "1"
+	withLinks := e.store.UniqueLinks() || marks["links"] == "1"
+	posts := map[string]map[string]string{} // user -> member -> posting time
+	karma := map[string]int64{}             // user -> sum of parts
+	links := map[string]bool{}              // the articles' link keys
+	now := e.clock.Now()
+	for member, a := range articles {
+		h, err := redis.StringMap(c.Do("HGETALL", member))
+		if err != nil {
+			e.t.Fatalf("HGETALL %s: %v", member, err)
+		}
+		id := strings.TrimPrefix(member, e.key("article:"))
+		poster := h["poster"]
+		if posts[poster] == nil {
+			posts[poster] = map[string]string{}
+		}
+		posts[poster][member] = h["time"]
+		links[voting.LinkKey(h["link"])] = true
+		part, has := h["karma"]
+		if !has {
+			if withKarma {
+				fail("article %s has no karma field", id)
+			}
+			continue
+		}
+		n, err := strconv.ParseInt(part, 10, 64)
+		if err != nil {
+			fail("article %s: karma %q does not parse", id, part)
+			continue
+		}
+		karma[poster] += n
+		if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
+			up, _ := redis.Bool(c.Do("SISMEMBER", e.key("voted:"+id), poster))
+			down, _ := redis.Bool(c.Do("SISMEMBER", e.key("downvoted:"+id), poster))
+			own := int64(0)
+			if up {
+				own = 1
+			} else if down {
+				own = -1
+			}
+			if want := a.up - a.down - own; n != want {
+				fail("article %s: karma %d, want %d up - %d down - own vote %d = %d", id, n, a.up, a.down, own, want)
+			}
+		}
+	}
+	for _, k := range all {
+		user, ok := strings.CutPrefix(k, e.key("posts:"))
+		if !ok {
+			continue
+		}
+		got, err := redis.StringMap(c.Do("ZRANGE", k, 0, -1, "WITHSCORES"))
+		if err != nil {
+			e.t.Fatalf("ZRANGE %s: %v", k, err)
+		}
+		for member, t := range got {
+			want, ok := posts[user][member]
+			wt, _ := strconv.ParseFloat(want, 64)
+			gt, _ := strconv.ParseFloat(t, 64)
+			if !ok || wt != gt {
+				fail("%s holds %s at %s, but the articles of %s have it at %q", k, member, t, user, want)
+			}
+		}
+		for member := range posts[user] {
+			if _, ok := got[member]; !ok {
+				fail("%s lacks %s", k, member)
+			}
+		}
+		delete(posts, user)
+	}
+	for user, members := range posts {
+		fail("user %q posted %d articles, but has no index of them", user, len(members))
+	}
+	sums, err := redis.StringMap(c.Do("ZRANGE", e.key("karma:"), 0, -1, "WITHSCORES"))
+	if err != nil {
+		e.t.Fatalf("ZRANGE karma: %v", err)
+	}
+	for user, got := range sums {
+		want, ok := karma[user]
+		if !ok {
+			fail("karma: holds %q, who has no article with a karma field", user)
+		} else if got != strconv.FormatInt(want, 10) {
+			fail("karma: gives %q %s, the parts of their articles sum to %d", user, got, want)
+		}
+		delete(karma, user)
+	}
+	for user, sum := range karma {
+		fail("karma: lacks %q, whose articles' parts sum to %d", user, sum)
+	}
+	linked, err := redis.StringMap(c.Do("HGETALL", e.key("links:")))
+	if err != nil {
+		e.t.Fatalf("HGETALL links: %v", err)
+	}
+	for key, id := range linked {
+		link, err := redis.String(c.Do("HGET", e.key("article:"+id), "link"))
+		if _, exists := articles[e.key("article:"+id)]; err != nil || !exists {
+			fail("links: gives %q to article %s, which does not exist", key, id)
+		} else if voting.LinkKey(link) != key {
+			fail("links: gives %q to article %s, whose link is %q", key, id, link)
+		}
+	}
+	if withLinks {
+		for key := range links {
+			if _, ok := linked[key]; !ok {
+				fail("links: lacks %q, an article's link", key)
+			}
+		}
+	}
 }
 
 // cachedGroup reports whether name, a key without its prefix, is a cached

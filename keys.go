@@ -20,9 +20,11 @@ import "strings"
 //	                              up:article:<id> and down:article:<id>, scored with the
 //	                              time of the vote (a post is its poster's up-vote);
 //	                              expires the history's time after the user's last vote
-//	groupnames:           set     the names of the namespace's groups that hold an
-//	                              article: a name joins with a group's first article
-//	                              and leaves with its last
+//	groupsizes:           zset    member a group's name, score = the number of articles
+//	                              in its set: a name joins with a group's first article
+//	                              and leaves with its last (Groups)
+//	posts:<user>          zset    the user's articles (UserArticles): member
+//	                              article:<id>, score = posting time
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL
 //	deleted:voted:<id>    set     with WithUserHistory, the up-voters of a deleted
@@ -34,7 +36,20 @@ import "strings"
 //	                              "votes", "top-week", ... for a site index beyond the
 //	                              book's two, "live:score", ... for the live group indexes
 //	                              of an order; "1" built, "0:<token>" being built by
-//	                              the run of Reindex of that token
+//	                              the run of Reindex of that token; "karma" and "links"
+//	                              for the indexes of WithKarma and WithUniqueLinks
+//
+// With WithKarma, each poster's karma, and in each article's hash the part
+// of it the article gives:
+//
+//	karma:                zset    member a user who has posted, score = the sum of the
+//	                              karma fields of the user's articles (Karma, TopPosters)
+//	article:<id>          hash    field karma = up - down, less the poster's own vote
+//
+// With WithUniqueLinks, the index of links:
+//
+//	links:                hash    field a link as linkKey writes it (scheme and host
+//	                              in lower case, no fragment), value the article's id
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:
@@ -73,8 +88,8 @@ type keys struct {
 	prefix string
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group, record, trimmed, live, registry, history string
-	pendingVoted, pendingDownvoted, reindex, indexed                                        string
+	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links                  string
 	indexes                                                                                 [len(orders)]string
 }
 
@@ -88,7 +103,10 @@ const (
 	recordPart    = "groups:"
 	trimmedPart   = "trimmed:"
 	livePart      = "live:"
-	registryPart  = "groupnames:"
+	sizesPart     = "groupsizes:"
+	postsPart     = "posts:"
+	karmaPart     = "karma:"
+	linksPart     = "links:"
 	historyPart   = "history:"
 	pendingPart   = "deleted:"
 	reindexPart   = "reindex:"
@@ -105,7 +123,10 @@ func newKeys(prefix string) keys {
 		record:    prefix + recordPart,
 		trimmed:   prefix + trimmedPart,
 		live:      prefix + livePart,
-		registry:  prefix + registryPart,
+		sizes:     prefix + sizesPart,
+		posts:     prefix + postsPart,
+		karma:     prefix + karmaPart,
+		links:     prefix + linksPart,
 		history:   prefix + historyPart,
 		reindex:   prefix + reindexPart,
 		indexed:   prefix + indexedPart,
@@ -145,7 +166,8 @@ var keyShapes = func() []keyShape {
 		{articlePart, noTail}, {articlePart, idTail},
 		{votedPart, idTail}, {downvotedPart, idTail},
 		{groupPart, groupTail}, {recordPart, idTail},
-		{historyPart, userTail}, {registryPart, noTail},
+		{historyPart, userTail}, {sizesPart, noTail},
+		{postsPart, userTail}, {karmaPart, noTail}, {linksPart, noTail},
 		{pendingPart + votedPart, idTail}, {pendingPart + downvotedPart, idTail},
 		{trimmedPart, noTail}, {reindexPart, noTail}, {indexedPart, noTail},
 	}
@@ -254,9 +276,21 @@ func (k keys) groupSet(name string) string   { return k.group + name }
 func (k keys) userHistory(user string) string { return k.history + user }
 func (k keys) historyPrefix() string          { return k.history }
 
-// groupNames is the set of the names of the namespace's groups that hold
-// an article.
-func (k keys) groupNames() string { return k.registry }
+// groupSizes is the sorted set of the namespace's groups that hold an
+// article, each scored with its number of articles.
+func (k keys) groupSizes() string { return k.sizes }
+
+// userPosts is the sorted set of a user's articles by posting time;
+// postsPrefix is its name without the user.
+func (k keys) userPosts(user string) string { return k.posts + user }
+func (k keys) postsPrefix() string          { return k.posts }
+
+// karmaIndex is the sorted set of the posters' karma (WithKarma).
+func (k keys) karmaIndex() string { return k.karma }
+
+// linkIndex is the hash from each link's key (linkKey) to its article's
+// id (WithUniqueLinks).
+func (k keys) linkIndex() string { return k.links }
 
 // pendingVotedSet and pendingDownvotedSet are a deleted article's voter
 // sets, renamed, while DeleteArticle clears their histories.

@@ -224,3 +224,11 @@ func (c *call) columns(n int, fields ...func(i int) any) {
 func (c *call) names(names []string) {
 	c.columns(len(names), func(i int) any { return names[i] })
 }
+
+// flag is a yes or no as the scripts take it: '1' or '0'.
+func flag(yes bool) any {
+	if yes {
+		return "1"
+	}
+	return "0"
+}

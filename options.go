@@ -60,6 +60,8 @@ type config struct {
 	live     bool
 	history  time.Duration
 	timeout  time.Duration
+	karma    bool
+	unique   bool
 }
 
 func defaultConfig() config {
@@ -81,8 +83,9 @@ func defaultConfig() config {
 // slot. The default, "", is the book's exact key layout.
 //
 // A prefix is refused when a key of another namespace could be one of its
-// keys: when it contains "history:" (the history of user "score:" under ""
-// would be prefix "history:"'s score index) or ends in "deleted:", "down"
+// keys: when it contains "history:" or "posts:" (the history of user
+// "score:" under "" would be prefix "history:"'s score index) or ends in
+// "deleted:", "down"
 // or "live:" (news-downvoted:7, under "news-", would be prefix
 // "news-down"'s voted:7).
 func WithPrefix(prefix string) Option {
@@ -167,6 +170,36 @@ func WithLiveGroups() Option {
 // Store of a namespace should agree on it.
 func WithUserHistory(d time.Duration) Option {
 	return func(c *config) { c.history = d }
+}
+
+// WithKarma keeps each poster's karma (Karma, TopPosters): the sum, over
+// the user's articles, of the up-votes less the down-votes cast by other
+// users (the poster's own vote never counts), moved by every vote, switch
+// and take-back in the same atomic step, and less an article's part when
+// it is deleted. It costs each vote that moves it two commands (a read and
+// a write of karma:, and the article's part in its hash, in the write of its
+// counts), and memory for one entry per poster (see the README). Karma of
+// articles written without it (by a Store without it, or by the book's
+// code) is counted when Reindex runs; until then Karma and TopPosters
+// return an error wrapping ErrNotIndexed. Every Store of a namespace should
+// agree on it.
+func WithKarma() Option {
+	return func(c *config) { c.karma = true }
+}
+
+// WithUniqueLinks refuses a post or an edit whose link another article has
+// already, with an error wrapping ErrDuplicate that names that article, and
+// keeps the index of links that ArticleByLink reads. Two links are the same
+// when they differ only in the case of the ASCII letters of their scheme
+// and host, or in their fragment (what follows '#'): linkKey in the package
+// doc's Input section. Deleting an article, or editing its link, frees its
+// link. Links of articles written without it (by a Store without it, or by
+// the book's code) join the index when Reindex runs, the oldest article of
+// a link first; until then ArticleByLink returns an error wrapping
+// ErrNotIndexed, and a post may repeat such a link. Every Store of a
+// namespace should agree on it.
+func WithUniqueLinks() Option {
+	return func(c *config) { c.unique = true }
 }
 
 // WithTimeout sets the longest a call waits for Redis to answer one round

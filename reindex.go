@@ -7,11 +7,13 @@ package voting
 // progress kept in Redis so that a run cut short goes on where it stopped.
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,30 @@ type ReindexProgress struct {
 	Steps int
 	// Done reports that the run is complete: this call finished it.
 	Done bool
+	// Duplicates is the number of articles, with WithUniqueLinks, left out
+	// of the index of links because another article has their link there:
+	// one that was there before the run, or the oldest of those the run
+	// found with it. DuplicateLinks names the first of them, at most
+	// maxReportedDuplicates (100), ordered by id.
+	Duplicates     int
+	DuplicateLinks []DuplicateLink
+}
+
+// A DuplicateLink is an article whose link another article, its Holder,
+// has in the index of links (WithUniqueLinks).
+type DuplicateLink struct {
+	ID     string `json:"id"`
+	Holder string `json:"holder"`
+}
+
+// maxReportedDuplicates is how many duplicate links a run of Reindex names.
+const maxReportedDuplicates = 100
+
+// sortDuplicates orders duplicate links by id, as numbers.
+func sortDuplicates(d []DuplicateLink) {
+	slices.SortFunc(d, func(a, b DuplicateLink) int {
+		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
+	})
 }
 
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
@@ -195,7 +221,13 @@ func (s *Store) reindexRunName() string {
 		b.WriteByte(' ')
 	}
 	if s.live {
-		b.WriteString("live")
+		b.WriteString("live ")
+	}
+	if s.karma {
+		b.WriteString("karma ")
+	}
+	if s.unique {
+		b.WriteString("links")
 	}
 	return b.String()
 }
@@ -239,10 +271,7 @@ func (r *reindexRun) load() error {
 	if name != r.name || token == "" || (fields["phase"] != "orders" && fields["phase"] != "groups") {
 		// A new run, in place of any other: its indexes are being built by
 		// it, unless they are built already.
-		r.phase, r.scan, r.group, r.last = "groups", "0", "", ""
-		if len(s.kept) > 2 {
-			r.phase = "orders"
-		}
+		r.phase, r.scan, r.group, r.last = "orders", "0", "", ""
 		token, err := newToken()
 		if err != nil {
 			return err
@@ -264,9 +293,15 @@ func (r *reindexRun) load() error {
 		r.scan = "0"
 	}
 	for name, n := range map[string]*int{"articles": &r.counts.Articles, "skipped": &r.counts.Skipped,
-		"groups": &r.counts.Groups, "steps": &r.counts.Steps} {
+		"groups": &r.counts.Groups, "steps": &r.counts.Steps, "duplicates": &r.counts.Duplicates} {
 		*n, _ = strconv.Atoi(fields[name])
 	}
+	for field, holder := range fields {
+		if id, ok := strings.CutPrefix(field, "duplicate:"); ok {
+			r.counts.DuplicateLinks = append(r.counts.DuplicateLinks, DuplicateLink{ID: id, Holder: holder})
+		}
+	}
+	sortDuplicates(r.counts.DuplicateLinks)
 	return nil
 }
 
@@ -326,7 +361,14 @@ func (r *reindexRun) walk(batch int) error {
 	var c call
 	c.key(k.timeIndex(), k.scoreIndex(), k.trimmedHash(), k.reindexProgress())
 	c.key(s.indexes[2:]...)
-	c.arg(r.run, batch)
+	if s.karma {
+		c.key(k.karmaIndex())
+	}
+	if s.unique {
+		c.key(k.linkIndex())
+	}
+	c.arg(r.run, batch, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), k.postsPrefix(), flag(s.karma),
+		flag(s.unique), maxReportedDuplicates)
 	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
 	reply, err := s.script(r.ctx, reindexOrders, c)
 	if batch == 0 {
@@ -339,8 +381,15 @@ func (r *reindexRun) walk(batch int) error {
 	values, err := superseded(reply, err)
 	var next string
 	if err == nil {
-		_, err = redis.Scan(values, &next, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps)
+		values, err = redis.Scan(values, &next, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps, &r.counts.Duplicates)
 	}
+	for ; err == nil && len(values) >= 2; values = values[2:] {
+		var d DuplicateLink
+		if _, err = redis.Scan(values, &d.ID, &d.Holder); err == nil {
+			r.counts.DuplicateLinks = append(r.counts.DuplicateLinks, d)
+		}
+	}
+	sortDuplicates(r.counts.DuplicateLinks)
 	if err == nil && next == "" {
 		r.phase = "groups"
 	}
@@ -467,7 +516,7 @@ func (s *Store) reindexGroupCall(run, name string) (call, error) {
 		}
 	}
 	var c call
-	c.key(k.groupSet(name), k.scoreIndex(), k.timeIndex(), k.trimmedHash(), k.groupNames(), k.reindexProgress())
+	c.key(k.groupSet(name), k.scoreIndex(), k.timeIndex(), k.trimmedHash(), k.groupSizes(), k.reindexProgress())
 	for _, o := range live {
 		c.key(k.index(o))
 	}

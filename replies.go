@@ -25,6 +25,7 @@ const (
 	replyTooMany    = "toomany"    // detail: how many groups the article would be in
 	replyNotIndexed = "notindexed" // the index a listing reads is not built
 	replySuperseded = "superseded" // another run of Reindex took the place of this one
+	replyDuplicate  = "duplicate"  // detail: the id of the article that has the link
 )
 
 // A status is a script's status reply: a word and, for some words, a
@@ -52,6 +53,8 @@ func (st status) err() error {
 		return ErrNotFound
 	case replyCorrupt:
 		return corrupt("%s", st.detail)
+	case replyDuplicate:
+		return &kindError{ErrDuplicate, fmt.Sprintf("article %s has the link already", st.detail)}
 	}
 	return fmt.Errorf("unexpected reply %q", strings.TrimSpace(st.word+" "+st.detail))
 }

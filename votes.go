@@ -148,7 +148,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) call {
 	k := s.keys
 	member := k.articleHash(articleID)
-	c := call{keys: make([]string, 0, 6+len(s.indexes)), args: make([]any, 0, 4+len(s.voteArgs))}
+	c := call{keys: make([]string, 0, 7+len(s.indexes)), args: make([]any, 0, 4+len(s.voteArgs))}
 	c.key(member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID))
 	c.key(s.indexes...)
 	if s.live {
@@ -157,6 +157,9 @@ func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) c
 	if s.history > 0 {
 		c.key(k.userHistory(user))
 	}
+	if s.karma {
+		c.key(k.karmaIndex())
+	}
 	c.arg(member, user, dirWords[dir], unixSeconds(now))
 	c.arg(s.voteArgs...)
 	return c
@@ -164,7 +167,8 @@ func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) c
 
 // makeVoteArgs makes vote.lua's arguments after the vote's own: the cutoff
 // in seconds, the history's time, the live indexes' prefix, the score's
-// change for each net change of votes, and the kept orders' keys and kinds.
+// change for each net change of votes, the kept orders' keys and kinds, and
+// whether karma is kept.
 func (s *Store) makeVoteArgs() []any {
 	livePrefix := ""
 	if s.live {
@@ -176,6 +180,7 @@ func (s *Store) makeVoteArgs() []any {
 		c.arg(formatFloat(net * s.weight))
 	}
 	orderList(&c, s.kept, time.Time{}, orderKey, orderKind)
+	c.arg(flag(s.karma))
 	return c.args
 }
 

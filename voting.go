@@ -39,6 +39,9 @@ type Store struct {
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.
 	history time.Duration
+	// karma is whether the Store keeps the posters' karma (WithKarma);
+	// unique whether it keeps links unique (WithUniqueLinks).
+	karma, unique bool
 
 	// trimBatch is how many aged-out articles a listing takes out of a
 	// window's index in one step; reindexBatch how many articles one step of
@@ -90,6 +93,8 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		live:     cfg.live,
 		history:  cfg.history,
 		timeout:  cfg.timeout,
+		karma:    cfg.karma,
+		unique:   cfg.unique,
 
 		trimBatch:    defaultTrimBatch,
 		reindexBatch: defaultReindexBatch,
@@ -143,6 +148,14 @@ func (s *Store) Cutoff() time.Duration { return s.cutoff }
 // LiveGroups reports whether the Store keeps live group indexes
 // (WithLiveGroups).
 func (s *Store) LiveGroups() bool { return s.live }
+
+// KeepsKarma reports whether the Store keeps the posters' karma
+// (WithKarma).
+func (s *Store) KeepsKarma() bool { return s.karma }
+
+// UniqueLinks reports whether the Store keeps links unique
+// (WithUniqueLinks).
+func (s *Store) UniqueLinks() bool { return s.unique }
 
 // HistoryTime returns how long a user's history keeps a vote
 // (WithUserHistory); 0 if the Store keeps no history.

@@ -100,7 +100,7 @@ func TestPostArticleUsesPrefixAndOptions(t *testing.T) {
 		}
 	}
 	// Every key of the namespace is there, under the prefix.
-	if n := len(e.keys()); n != 8 {
-		t.Errorf("%d keys, want 8: %v", n, e.keys())
+	if n := len(e.keys()); n != 9 {
+		t.Errorf("%d keys, want 9: %v", n, e.keys())
 	}
 }

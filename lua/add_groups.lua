@@ -1,7 +1,7 @@
 -- add_groups.lua: adds an existing article, one Article finds, to groups,
 -- and the groups to the article's record of its groups.
 --
--- KEYS: hash, byScore, record, trimmed, registry, indexed, orders[].index
+-- KEYS: hash, byScore, record, trimmed, sizes, indexed, orders[].index
 -- ARGV: member, groupPrefix, livePrefix ('' without live groups), maxGroups,
 --       orders[]: key, window ('' for none), cut ('' for none),
 --       groups[]: name, unbuilt[]: field
@@ -20,7 +20,7 @@
 -- group indexes the Store does not keep: it takes their marks away, since
 -- it cannot write them (built.go).
 
-local hash, byScore, record, trimmed, registry, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local hash, byScore, record, trimmed, sizes, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local member, groupPrefix, livePrefix, maxGroups = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local orders, a = columns(5, 'key', 'window', 'cut')
 local groups, unbuilt
@@ -119,10 +119,15 @@ end
 
 -- Writes to keys no read has proven, undone if one is refused; the set of
 -- group names last, since nothing after it can be refused.
+local joined = {} -- the groups the article joins, each one larger
 for _, name in ipairs(new) do
-	bad = join(groupPrefix .. name, member)
+	local added
+	bad, added = join(groupPrefix .. name, member)
 	if bad then
 		return bad
+	end
+	if added then
+		joined[#joined + 1] = name
 	end
 end
 for _, e in ipairs(entries) do
@@ -131,8 +136,7 @@ for _, e in ipairs(entries) do
 		return bad
 	end
 end
-local _
-_, bad = unproven('SADD', registry, unpack(new))
+bad = grow(sizes, joined)
 if bad then
 	return bad
 end

@@ -2,15 +2,23 @@
 -- record of its groups, its entry in the site's index of every order (a
 -- Store of other options may keep those the caller does not), its
 -- membership of each of the groups its record names with its entries in
--- their cached listings and live indexes of every order; a group it leaves empty leaves the
--- set of the namespace's group names. With a history, its voters' history
--- entries go too: in this step if it has at most batch voters, else in later
--- steps of clear_history.lua, for which the voter sets are renamed.
+-- their cached listings and live indexes of every order, with the size of
+-- each of those groups (an emptied group leaves the sorted set of sizes).
+-- With a history, its voters' history entries go too: in this step if it
+-- has at most batch voters, else in later steps of clear_history.lua, for
+-- which the voter sets are renamed.
 --
--- KEYS: hash, byScore, byTime, voted, downvoted, record, registry,
---       orders[].index, pendingVoted, pendingDownvoted (with a history)
--- ARGV: member, groupPrefix, cachePrefix, livePrefix, historyPrefix (''
---       without a history), batch, orders[]: key
+-- KEYS: hash, byScore, byTime, voted, downvoted, record, sizes, karma,
+--       links, orders[].index, pendingVoted, pendingDownvoted (with a
+--       history)
+-- ARGV: member, id, groupPrefix, cachePrefix, livePrefix, postsPrefix,
+--       historyPrefix ('' without a history), batch, orders[]: key
+--
+-- Whatever the Store's options, the article leaves its poster's index of
+-- articles (postsPrefix .. poster), its part of the poster's karma goes
+-- (the karma field of its hash), the poster leaves karma: with the last
+-- article, and its link leaves the index of links if it names this
+-- article: a Store of other options may keep them.
 --
 -- orders are all the orders of the table, each with its index's key after
 -- the prefix:
@@ -27,12 +35,12 @@
 -- 'notfound' if there is no hash, no score and no posting time.
 
 local hash, byScore, byTime, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local record, registry = KEYS[6], KEYS[7]
-local member, groupPrefix, cachePrefix, livePrefix, historyPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local batch = tonumber(ARGV[6])
-local orders, a = columns(7, 'key')
-orders.index = {unpack(KEYS, 8, 7 + orders.n)}
-local k = 8 + orders.n
+local record, sizes, karma, links = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local member, id, groupPrefix, cachePrefix, livePrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local postsPrefix, historyPrefix, batch = ARGV[6], ARGV[7], tonumber(ARGV[8])
+local orders, a = columns(9, 'key')
+orders.index = {unpack(KEYS, 10, 9 + orders.n)}
+local k = 10 + orders.n
 local pendingVoted, pendingDownvoted
 if historyPrefix ~= '' then
 	pendingVoted, pendingDownvoted, k = KEYS[k], KEYS[k + 1], k + 2
@@ -40,10 +48,11 @@ end
 sent(k - 1, a - 1)
 
 local exists = redis.call('EXISTS', hash)
-local _, bad = try('HGET', hash, 'time')
+local fields, bad = try('HMGET', hash, 'poster', 'karma', 'link')
 if bad then
 	return bad
 end
+local poster, part, link = fields[1], fields[2], fields[3]
 local score
 score, bad = try('ZSCORE', byScore, member)
 if bad then
@@ -60,7 +69,7 @@ end
 
 -- What to take the article out of: every index that holds it, every group
 -- set that holds it, and the voter sets.
-local indexes, sets, emptied = {}, {}, {}
+local indexes, sets, left = {}, {}, {}
 for _, index in ipairs(orders.index) do
 	bad = holding(index, member, indexes)
 	if bad then
@@ -73,7 +82,7 @@ if bad then
 	return bad
 end
 for _, name in ipairs(names) do
-	bad = leaving(groupPrefix, name, member, sets, emptied)
+	bad = leaving(groupPrefix, name, member, sets, left)
 	if bad then
 		return bad
 	end
@@ -96,6 +105,34 @@ downs, bad = try('SCARD', downvoted)
 if bad then
 	return bad
 end
+-- The poster's index of articles and karma, and the index of links.
+local posts, inPosts, karmaPart, lastPost, linked
+if poster then
+	posts = postsPrefix .. poster
+	inPosts, bad = try('ZSCORE', posts, member)
+	if bad then
+		return bad
+	end
+	lastPost = inPosts and redis.call('ZCARD', posts) == 1
+	karmaPart = whole(part or '0')
+	if not karmaPart then
+		return 'corrupt ' .. hash .. ' field karma ' .. quote(part) .. ' is not a whole number'
+	end
+	local _
+	_, bad = try('ZSCORE', karma, poster)
+	if bad then
+		return bad
+	end
+end
+if link then
+	local key = linkKey(link)
+	linked, bad = try('HGET', links, key)
+	if bad then
+		return bad
+	end
+	linked = linked == id and key
+end
+
 -- With a history: the voters whose entries go in this step, if there are
 -- at most batch of them.
 local voters, pending = {}, 0
@@ -111,13 +148,22 @@ if historyPrefix ~= '' then
 	end
 end
 
-if #emptied > 0 then
-	_, bad = unproven('SREM', registry, unpack(emptied))
-	if bad then
-		return bad
-	end
+bad = shrink(sizes, left)
+if bad then
+	return bad
 end
 redis.call('DEL', hash, record)
+if inPosts then
+	redis.call('ZREM', posts, member)
+end
+if lastPost then
+	redis.call('ZREM', karma, poster)
+elseif karmaPart and karmaPart ~= 0 then
+	redis.call('ZINCRBY', karma, -karmaPart, poster)
+end
+if linked then
+	redis.call('HDEL', links, linked)
+end
 for _, index in ipairs(indexes) do
 	redis.call('ZREM', index, member)
 end

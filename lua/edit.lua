@@ -2,17 +2,59 @@
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
--- KEYS: hash, byScore
--- ARGV: member, title, link
+-- KEYS: hash, byScore, links, indexed
+-- ARGV: member, id, title, link, unique ('1' for unique links, else '0')
+--
+-- A new link (one whose key, linkKey, is not the old one's) frees the old
+-- one in the index of links, if it names this article. With unique links
+-- the new one is refused, naming the article that has it, if the index
+-- names another, and else takes the old one's place there; without them
+-- the index no longer holds every article's link, and its mark in indexed:
+-- goes (built.go).
 
-local hash, byScore = KEYS[1], KEYS[2]
-local member, title, link = ARGV[1], ARGV[2], ARGV[3]
-sent(2, 3)
+local hash, byScore, links, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local member, id, title, link, unique = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
+sent(4, 5)
 
 local _, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
 end
+local old
+old, bad = try('HGET', hash, 'link')
+if bad then
+	return bad
+end
+local newKey, oldKey = linkKey(link), old and linkKey(old)
+local free, unmark = false, {}
+if newKey ~= oldKey then
+	local linked
+	linked, bad = try('HGET', links, newKey)
+	if bad then
+		return bad
+	end
+	if unique and linked and linked ~= id then
+		return 'duplicate ' .. linked
+	end
+	if oldKey then
+		free = redis.call('HGET', links, oldKey) == id
+	end
+	if not unique then
+		unmark, bad = builtAmong(indexed, {'links'})
+		if bad then
+			return bad
+		end
+	end
+end
 
 redis.call('HSET', hash, 'title', title, 'link', link)
+if free then
+	redis.call('HDEL', links, oldKey)
+end
+if unique and newKey ~= oldKey then
+	redis.call('HSET', links, newKey, id)
+end
+if #unmark > 0 then
+	redis.call('HDEL', indexed, unpack(unmark))
+end
 return 'ok'

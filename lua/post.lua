@@ -2,13 +2,21 @@
 -- entry in each kept index, the group memberships and, with live groups,
 -- an entry in each group's live index of each kept order.
 --
--- KEYS: counter, trimmed, registry, indexed, orders[].index, history (with a
---       history)
+-- KEYS: counter, trimmed, sizes, indexed, posts, orders[].index,
+--       history (with a history), karma (with karma), links (with unique
+--       links)
 -- ARGV: articlePrefix, votedPrefix, downvotedPrefix, recordPrefix,
 --       groupPrefix, livePrefix ('' without live groups), title, link,
 --       poster, posted, score, cutoffMillis, historyMillis ('0' for none),
---       orders[]: key, kind, window ('' for none), cut ('' for none),
---       groups[]: name, built[]: field, unbuilt[]: field
+--       karma ('1' to keep it, else '0'), unique ('1' for unique links,
+--       else '0'), orders[]: key, kind, window ('' for none), cut ('' for
+--       none), groups[]: name, built[]: field, unbuilt[]: field
+--
+-- posts is the poster's index of articles. With karma the poster joins
+-- karma: with no karma, if new there, and the article's hash gets its
+-- part of it, 0: the poster's own up-vote never counts. With unique links
+-- a link whose key (linkKey) the index of links has already is refused,
+-- naming that article, before any write.
 --
 -- orders are the kept orders, ByScore's first and ByTime's second, each
 -- with its index's key after the prefix, the kind of its index, and for a
@@ -32,21 +40,28 @@
 -- it past the posting time (a listing by a Store whose clock is ahead); the
 -- first post into an index with no mark gives it one.
 
-local counter, trimmed, registry, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local counter, trimmed, sizes, indexed, posts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local articlePrefix, votedPrefix, downvotedPrefix, recordPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local groupPrefix, livePrefix = ARGV[5], ARGV[6]
 local title, link, poster, posted, score = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local cutoffMillis, historyMillis = ARGV[12], tonumber(ARGV[13])
-local orders, a = columns(14, 'key', 'kind', 'window', 'cut')
+local keepKarma, unique = ARGV[14] == '1', ARGV[15] == '1'
+local orders, a = columns(16, 'key', 'kind', 'window', 'cut')
 local groups, built, unbuilt
 groups, a = columns(a, 'name')
 built, a = columns(a, 'field')
 unbuilt, a = columns(a, 'field')
-orders.index = {unpack(KEYS, 5, 4 + orders.n)}
-local k = 5 + orders.n
-local history
+orders.index = {unpack(KEYS, 6, 5 + orders.n)}
+local k = 6 + orders.n
+local history, karma, links
 if historyMillis > 0 then
 	history, k = KEYS[k], k + 1
+end
+if keepKarma then
+	karma, k = KEYS[k], k + 1
+end
+if unique then
+	links, k = KEYS[k], k + 1
 end
 sent(k - 1, a - 1)
 
@@ -70,6 +85,17 @@ else
 end
 if #id == 19 and id > '9223372036854775807' then
 	return 'full'
+end
+
+local linked
+if links then
+	linked, bad = try('HGET', links, linkKey(link))
+	if bad then
+		return bad
+	end
+	if linked then
+		return 'duplicate ' .. linked
+	end
 end
 
 local article, voted, downvoted = articlePrefix .. id, votedPrefix .. id, downvotedPrefix .. id
@@ -159,8 +185,8 @@ if built.n > 0 then
 	first = size == 0
 end
 
--- Writes to keys no read has proven, undone if one is refused; the set of
--- group names last, since nothing after it can be refused.
+-- Writes to keys no read has proven, undone if one is refused; the
+-- groups' sizes last, since nothing after them can be refused.
 for i, index in ipairs(indexes) do
 	if not out[index] then
 		bad = add(index, values[i], article)
@@ -182,16 +208,30 @@ if history then
 		return bad
 	end
 end
-if #names > 0 then
-	local _
-	_, bad = unproven('SADD', registry, unpack(names))
+bad = add(posts, posted, article)
+if bad then
+	return bad
+end
+if karma then
+	bad = enter(karma, poster)
 	if bad then
 		return bad
 	end
 end
+bad = grow(sizes, names)
+if bad then
+	return bad
+end
 
 redis.call('INCR', counter)
-redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1')
+if karma then
+	redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1', 'karma', '0')
+else
+	redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1')
+end
+if links then
+	redis.call('HSET', links, linkKey(link), id)
+end
 redis.call('SADD', voted, poster)
 redis.call('PEXPIRE', voted, cutoffMillis)
 if #names > 0 then

@@ -138,12 +138,61 @@ local function move(key, member, new, old)
 	journalled('ZADD', key, member, old)
 end
 
+-- enter puts member in the sorted set key with the score 0, if it is not
+-- there (ZADD NX); undone by taking it out. It gives the reply to return
+-- if Redis refuses it.
+local function enter(key, member)
+	local r, bad = unproven('ZADD', key, 'NX', 0, member)
+	if r == 1 then
+		journalled('ZREM', key, member)
+	end
+	return bad
+end
+
 -- join adds member to the set key; undone by taking it out, if it was not
--- there. It gives the reply to return if Redis refuses it.
+-- there. It gives the reply to return if Redis refuses it, and whether
+-- member joined.
 local function join(key, member)
 	local r, bad = unproven('SADD', key, member)
 	if r == 1 then
 		journalled('SREM', key, member)
+	end
+	return bad, r == 1
+end
+
+-- grow adds one to the size of each group of names in the sorted set of
+-- group sizes, as a script's last write that can be refused: Redis can
+-- refuse only the first, which writes nothing, and then the journal is
+-- undone. It gives the reply to return if Redis refuses it.
+local function grow(sizes, names)
+	for _, name in ipairs(names) do
+		local _, bad = unproven('ZINCRBY', sizes, 1, name)
+		if bad then
+			return bad
+		end
+	end
+end
+
+-- shrink sets the sizes of the groups an article left, as leaving found
+-- them (a table from name to the group's size after it), in the sorted set
+-- of group sizes: an emptied group leaves it. It is a script's last write
+-- that can be refused, as grow is. It gives the reply to return if Redis
+-- refuses it.
+local function shrink(sizes, left)
+	local set, gone = {}, {}
+	for name, size in pairs(left) do
+		if size > 0 then
+			set[#set + 1], set[#set + 2] = size, name
+		else
+			gone[#gone + 1] = name
+		end
+	end
+	local _, bad
+	if #set > 0 then
+		_, bad = unproven('ZADD', sizes, unpack(set))
+	end
+	if #gone > 0 and not bad then
+		_, bad = unproven('ZREM', sizes, unpack(gone))
 	end
 	return bad
 end
@@ -208,6 +257,15 @@ local function count(s)
 		return 0
 	end
 	if s == '0' or (#s <= MAX_COUNT_DIGITS and string.match(s, '^[1-9]%d*$')) then
+		return tonumber(s)
+	end
+	return nil
+end
+
+-- whole reads a whole number, such as a karma, written in decimal with an
+-- optional '-': nil if unsound.
+local function whole(s)
+	if s and #s <= MAX_COUNT_DIGITS + 1 and string.match(s, '^%-?%d+$') then
 		return tonumber(s)
 	end
 	return nil
@@ -410,10 +468,10 @@ local function holding(index, member, indexes)
 end
 
 -- leaving reads whether member is in the group name's set (groupPrefix ..
--- name), to take it out: if so it appends the set to sets, and name to
--- emptied if member is the set's last, whose group then leaves the set of
--- group names. It gives the reply to return if the set is unsound.
-local function leaving(groupPrefix, name, member, sets, emptied)
+-- name), to take it out: if so it appends the set to sets, and sets
+-- left[name] to the group's size once member is out (shrink writes it). It
+-- gives the reply to return if the set is unsound.
+local function leaving(groupPrefix, name, member, sets, left)
 	local set = groupPrefix .. name
 	local is, bad = try('SISMEMBER', set, member)
 	if bad then
@@ -421,10 +479,26 @@ local function leaving(groupPrefix, name, member, sets, emptied)
 	end
 	if is == 1 then
 		sets[#sets + 1] = set
-		if redis.call('SCARD', set) == 1 then
-			emptied[#emptied + 1] = name
-		end
+		left[name] = redis.call('SCARD', set) - 1
 	end
+end
+
+-- linkKey is a link's field in the index of links (WithUniqueLinks), as
+-- Go's linkKey writes it: the link without its fragment, and with the
+-- ASCII letters of its scheme and host in lower case.
+local function linkKey(link)
+	link = string.match(link, '^[^#]*')
+	local scheme, rest = string.match(link, '^(%a[%w+.-]*)://(.*)$')
+	if not scheme then
+		return link
+	end
+	local stop = string.find(rest, '[/?]') or #rest + 1
+	local authority, tail = string.sub(rest, 1, stop - 1), string.sub(rest, stop)
+	local user, host = string.match(authority, '^(.*@)(.*)$')
+	if not user then
+		user, host = '', authority
+	end
+	return string.lower(scheme) .. '://' .. user .. string.lower(host) .. tail
 end
 
 -- markField is the field of trimmed: that holds the mark of a window order's

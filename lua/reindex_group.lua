@@ -7,10 +7,11 @@
 -- index lacks stays out, and a window's index takes only articles posted
 -- after both its mark and its cut). A member whose article is gone (no hash
 -- and no score: deleted before its record named this group) leaves the
--- group; a group left empty leaves the set of group names. Members that are
--- not articles of the namespace are skipped and counted.
+-- group. The group's size in the sorted set of group sizes is set to its
+-- set's, or it leaves it, left empty. Members that are not articles of the
+-- namespace are skipped and counted.
 --
--- KEYS: group, byScore, byTime, trimmed, registry, progress, orders[].index
+-- KEYS: group, byScore, byTime, trimmed, sizes, progress, orders[].index
 -- ARGV: run, name, count, articlePrefix, recordPrefix,
 --       livePrefix ('' without live groups), orders[]: key,
 --       window ('' for none), cut ('' for none)
@@ -29,7 +30,7 @@
 -- the scan is done), the records written, and the run's counts of members
 -- skipped, groups done and steps.
 
-local group, byScore, byTime, trimmed, registry, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local group, byScore, byTime, trimmed, sizes, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local run, name, scanCount = ARGV[1], ARGV[2], ARGV[3]
 local articlePrefix, recordPrefix, livePrefix = ARGV[4], ARGV[5], ARGV[6]
 local orders, a = columns(7, 'key', 'window', 'cut')
@@ -57,7 +58,7 @@ if bad then
 	return bad
 end
 local _
-_, bad = try('SISMEMBER', registry, name)
+_, bad = try('ZSCORE', sizes, name)
 if bad then
 	return bad
 end
@@ -164,10 +165,11 @@ end
 if #gone > 0 then
 	redis.call('SREM', group, unpack(gone))
 end
-if redis.call('EXISTS', group) == 1 then
-	redis.call('SADD', registry, name)
+local size = redis.call('SCARD', group)
+if size > 0 then
+	redis.call('ZADD', sizes, size, name)
 else
-	redis.call('SREM', registry, name)
+	redis.call('ZREM', sizes, name)
 end
 local nextCursor = scanned[1]
 if nextCursor == '0' then

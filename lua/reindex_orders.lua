@@ -7,24 +7,50 @@
 -- parse is skipped and counted. A window's index takes only articles posted
 -- after both its mark and its cut.
 --
--- KEYS: byTime, byScore, trimmed, progress, orders[].index
--- ARGV: run, batch ('0' to check the keys alone), orders[]: kind,
---       window ('' for none), cut ('' for none)
+-- It also puts each article in its poster's index of articles; with karma
+-- it counts the article's part of its poster's karma while its voting is
+-- open (its voter sets say what the poster's own vote is), or if it has
+-- none yet (taking the poster's own vote to be the post's up-vote, as the
+-- book's code has it), and moves the poster's karma to match; with unique
+-- links it puts the article's link in the index of links unless an
+-- article that exists has it there already, or an older one this step
+-- walked: then it counts the article, and names it in progress (field
+-- "duplicate:<id>", the id of the article that has the link), up to
+-- maxDuplicates of them.
+--
+-- KEYS: byTime, byScore, trimmed, progress, orders[].index, karma (with
+--       karma), links (with unique links)
+-- ARGV: run, batch ('0' to check the keys alone), articlePrefix,
+--       votedPrefix, downvotedPrefix, postsPrefix, karma ('1' to keep it,
+--       else '0'), unique ('1' for unique links, else '0'), maxDuplicates,
+--       orders[]: kind, window ('' for none), cut ('' for none)
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step reads
 -- from it where the walk goes on from, and records there where the next
 -- goes on from, or that the walk is done, and the run's counts. So steps
 -- chain whichever call sends them, even one cut short whose step runs late.
--- It answers the posting time to go on from ('' once the walk is done) and
--- the run's counts of articles indexed, articles skipped and steps; or
+-- It answers the posting time to go on from ('' once the walk is done),
+-- the run's counts of articles indexed, articles skipped, steps and
+-- duplicate links, and the duplicates it named, each an id and the id of
+-- the article that has its link; or
 -- 'superseded', having written nothing, if the progress is of another run
 -- (one that took this one's place, or none: the run is complete).
 
 local byTime, byScore, trimmed, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local run, batch = ARGV[1], tonumber(ARGV[2])
-local orders, a = columns(3, 'kind', 'window', 'cut')
+local articlePrefix, votedPrefix, downvotedPrefix, postsPrefix = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local keepKarma, unique, maxDuplicates = ARGV[7] == '1', ARGV[8] == '1', tonumber(ARGV[9])
+local orders, a = columns(10, 'kind', 'window', 'cut')
 orders.index = {unpack(KEYS, 5, 4 + orders.n)}
-sent(4 + orders.n, a - 1)
+local k = 5 + orders.n
+local karma, links
+if keepKarma then
+	karma, k = KEYS[k], k + 1
+end
+if unique then
+	links, k = KEYS[k], k + 1
+end
+sent(k - 1, a - 1)
 
 local _, bad = try('ZSCORE', byTime, '')
 if bad then
@@ -54,6 +80,18 @@ marked, bad = marks(trimmed, fields)
 if bad then
 	return bad
 end
+if karma then
+	_, bad = try('ZSCORE', karma, '')
+	if bad then
+		return bad
+	end
+end
+if links then
+	_, bad = try('HGET', links, '')
+	if bad then
+		return bad
+	end
+end
 if batch == 0 then
 	return 'ok' -- a check of the keys alone
 end
@@ -62,8 +100,8 @@ if state[1] ~= run then
 end
 if state[2] == 'groups' then
 	-- The walk is done: a step of a call cut short ran after the last.
-	local totals = redis.call('HMGET', progress, 'articles', 'skipped', 'steps')
-	return {'', totals[1] or '0', totals[2] or '0', totals[3] or '0'}
+	local totals = redis.call('HMGET', progress, 'articles', 'skipped', 'steps', 'duplicates')
+	return {'', totals[1] or '0', totals[2] or '0', totals[3] or '0', totals[4] or '0'}
 end
 local from = state[3] or '-inf'
 if from == '' then
@@ -96,16 +134,71 @@ for i = 1, #walked, 2 do
 end
 local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) or {}
 local articles, skipped = {}, 0
+local posts, parts, claims, duplicates = {}, {}, {}, {} -- what the article's poster and link take
+local claimed = {} -- the links this step gives an article, by key
 for i, member in ipairs(members) do
-	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes')
+	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'poster', 'karma', 'link')
 	local posted, ups, downs
 	if type(f) == 'table' and not f.err and f[1] then
 		posted, ups, downs = counts(member, f[1], f[2], f[3])
+	end
+	local id = string.sub(member, #articlePrefix + 1)
+	local poster, part = f[4], whole(f[5])
+	if posted and scores[i] and f[5] and not part then
+		return 'corrupt ' .. member .. ' field karma ' .. quote(f[5]) .. ' is not a whole number'
 	end
 	if posted and scores[i] then
 		articles[#articles + 1] = {member, tonumber(walked[2 * i]), ups, downs, tonumber(scores[i])}
 	else
 		skipped = skipped + 1
+	end
+	if posted and scores[i] and string.sub(member, 1, #articlePrefix) == articlePrefix then
+		if poster then
+			local key = postsPrefix .. poster
+			_, bad = try('ZSCORE', key, member)
+			if bad then
+				return bad
+			end
+			posts[#posts + 1] = {key, walked[2 * i], member}
+			if karma then
+				-- The part while voting is open: a voter set with members
+				-- by its count is there. Else the part it has, or one with
+				-- the poster's up-vote.
+				local voted, downvoted = votedPrefix .. id, downvotedPrefix .. id
+				local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
+				local new = part
+				if open then
+					local isUp, isDown
+					isUp, bad = try('SISMEMBER', voted, poster)
+					if not bad then
+						isDown, bad = try('SISMEMBER', downvoted, poster)
+					end
+					if bad then
+						return bad
+					end
+					new = ups - downs - isUp + isDown
+				elseif not part then
+					new = ups - downs - (ups > 0 and 1 or 0)
+				end
+				parts[#parts + 1] = {member, poster, new, new - (part or 0)}
+			end
+		end
+		if links and f[6] then
+			local key = linkKey(f[6])
+			local holder = claimed[key]
+			if not holder then
+				holder = redis.call('HGET', links, key)
+				if holder and holder ~= id and redis.call('EXISTS', articlePrefix .. holder) == 0 then
+					holder = nil -- an article that is gone frees its link
+				end
+			end
+			if holder and holder ~= id then
+				duplicates[#duplicates + 1] = {id, holder}
+			elseif not holder then
+				claims[#claims + 1], claims[#claims + 2] = key, id
+			end
+			claimed[key] = holder or id
+		end
 	end
 end
 
@@ -126,10 +219,36 @@ for i, index in ipairs(orders.index) do
 		redis.call('ZADD', index, unpack(args, j, math.min(j + 999, #args)))
 	end
 end
+for _, p in ipairs(posts) do
+	redis.call('ZADD', p[1], p[2], p[3])
+end
+for _, p in ipairs(parts) do
+	redis.call('HSET', p[1], 'karma', string.format('%d', p[3]))
+	redis.call('ZINCRBY', karma, p[4], p[2])
+end
+if #claims > 0 then
+	redis.call('HSET', links, unpack(claims))
+end
+local found, named = '0', {}
+if #duplicates > 0 then
+	found = redis.call('HINCRBY', progress, 'duplicates', #duplicates)
+	local dupFields = {}
+	for i, d in ipairs(duplicates) do
+		if found - #duplicates + i <= maxDuplicates then
+			dupFields[#dupFields + 1], dupFields[#dupFields + 2] = 'duplicate:' .. d[1], d[2]
+			named[#named + 1], named[#named + 2] = d[1], d[2]
+		end
+	end
+	if #dupFields > 0 then
+		redis.call('HSET', progress, unpack(dupFields))
+	end
+	found = tostring(found)
+end
 if nextFrom == '' then
 	redis.call('HSET', progress, 'run', run, 'phase', 'groups', 'from', '', 'scan', '0')
 else
 	redis.call('HSET', progress, 'run', run, 'phase', 'orders', 'from', nextFrom)
 end
 return {nextFrom, tostring(redis.call('HINCRBY', progress, 'articles', #articles)),
-	tostring(redis.call('HINCRBY', progress, 'skipped', skipped)), tostring(redis.call('HINCRBY', progress, 'steps', 1))}
+	tostring(redis.call('HINCRBY', progress, 'skipped', skipped)), tostring(redis.call('HINCRBY', progress, 'steps', 1)),
+	found, unpack(named)}

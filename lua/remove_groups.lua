@@ -2,11 +2,11 @@
 -- its record of its groups; out of each group's listings of every order
 -- too, live indexes and cached listings both, whatever the Store keeps, so
 -- that no listing, of this Store or of one with other options, keeps an
--- article that has left the group. A group that becomes empty leaves the
--- set of the namespace's group names. It does not ask whether the article
+-- article that has left the group. Each group it leaves has its size set
+-- in the sorted set of group sizes, which an emptied group leaves. It does not ask whether the article
 -- exists, so that members left behind can be cleaned up.
 --
--- KEYS: record, registry
+-- KEYS: record, sizes
 -- ARGV: member, groupPrefix, cachePrefix, livePrefix, orders[]: key,
 --       groups[]: name
 --
@@ -15,7 +15,7 @@
 -- name. The groups are distinct names, at most MaxGroups of them.
 -- Everything is read first, so that only what is there is written.
 
-local record, registry = KEYS[1], KEYS[2]
+local record, sizes = KEYS[1], KEYS[2]
 local member, groupPrefix, cachePrefix, livePrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local orders, a = columns(5, 'key')
 local groups
@@ -30,9 +30,9 @@ local inRecord = {}
 for _, name in ipairs(names) do
 	inRecord[name] = true
 end
-local sets, emptied, listings, unrecord = {}, {}, {}, {}
+local sets, left, listings, unrecord = {}, {}, {}, {}
 for _, name in ipairs(groups.name) do
-	bad = leaving(groupPrefix, name, member, sets, emptied)
+	bad = leaving(groupPrefix, name, member, sets, left)
 	if bad then
 		return bad
 	end
@@ -49,12 +49,9 @@ for _, name in ipairs(groups.name) do
 	end
 end
 
-if #emptied > 0 then
-	local _
-	_, bad = unproven('SREM', registry, unpack(emptied))
-	if bad then
-		return bad
-	end
+bad = shrink(sizes, left)
+if bad then
+	return bad
 end
 for _, set in ipairs(sets) do
 	redis.call('SREM', set, member)

@@ -1,11 +1,12 @@
 -- vote.lua: applies one user's vote on one article.
 --
 -- KEYS: hash, byScore, voted, downvoted, orders[].index,
---       record (with live groups), history (with a history)
+--       record (with live groups), history (with a history), karma (with
+--       karma)
 -- ARGV: member, user, dir ('up', 'down' or 'none'), now, cutoff (seconds),
 --       historyMillis ('0' for none), livePrefix ('' without live groups),
 --       the score's change for a net change of -2, -1, 1 and 2 votes,
---       orders[]: key, kind
+--       orders[]: key, kind, karma ('1' to keep it, else '0')
 --
 -- orders are the kept orders, each with its index's key after the prefix
 -- and the kind of its index; byScore is also the index of ByScore's.
@@ -31,6 +32,12 @@
 -- its Redis Cluster slot, since a group name holds no brace). ZADD XX moves
 -- only an entry an index has: an article posted before an order was kept
 -- waits for Reindex, and one a window has trimmed stays out.
+--
+-- With karma, the article's part of its poster's karma (its hash's field
+-- karma: up - down, less the poster's own vote) moves with a vote of
+-- anyone else, and the poster's entry in karma: with it. An article with
+-- no part yet (posted without karma) has it counted here from its voter
+-- sets, and added to its poster's karma.
 
 local hash, byScore, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local member, user, dir, nowText = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -45,16 +52,19 @@ local livePrefix = ARGV[7]
 local n = tonumber(ARGV[12])
 local keyAt, kindAt, indexAt = 12, 12 + n, 4
 local a, k = 13 + 2 * n, 5 + n
-local record, history
+local record, history, karma
 if livePrefix ~= '' then
 	record, k = KEYS[k], k + 1
 end
 if historyMillis > 0 then
 	history, k = KEYS[k], k + 1
 end
-sent(k - 1, a - 1)
+if ARGV[a] == '1' then
+	karma, k = KEYS[k], k + 1
+end
+sent(k - 1, a)
 
-local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
+local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'poster', 'karma')
 if bad then
 	return bad
 end
@@ -128,6 +138,42 @@ local scoreChange = ARGV[net < 0 and 10 + net or 9 + net] -- ARGV[8] to ARGV[11]
 local newScore = score + tonumber(scoreChange)
 if not finite(newScore) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
+end
+
+-- The article's part of its poster's karma, if it changes: part is the
+-- new part, karmaChange how much the poster's karma moves.
+local poster, part, karmaChange = fields[4], nil, 0
+if karma and poster then
+	local old = fields[5]
+	if old then
+		part = whole(old)
+		if not part then
+			return 'corrupt ' .. hash .. ' field karma ' .. quote(old) .. ' is not a whole number'
+		end
+		if user ~= poster then
+			part = part + net
+		end
+	else
+		-- No part yet: counted from the counts after the vote, less the
+		-- poster's own vote after it.
+		local own
+		if user == poster then
+			own = up + isUp - (down + isDown)
+		else
+			own = redis.call('SISMEMBER', voted, poster) - (downs > 0 and redis.call('SISMEMBER', downvoted, poster) or 0)
+		end
+		part = ups + up - (downs + down) - own
+	end
+	karmaChange = part - (old and tonumber(old) or 0)
+	if karmaChange ~= 0 or not old then
+		local _
+		_, bad = try('ZSCORE', karma, poster)
+		if bad then
+			return bad
+		end
+	else
+		part = nil -- unchanged: nothing to write
+	end
 end
 
 -- The entries that move: for each kept order whose value changes, its
@@ -219,5 +265,9 @@ if up ~= 0 then
 end
 if down ~= 0 then
 	redis.call('HINCRBY', hash, 'downvotes', down)
+end
+if part then
+	redis.call('HSET', hash, 'karma', string.format('%d', part))
+	redis.call('ZINCRBY', karma, karmaChange, poster)
 end
 return 'ok'

@@ -1,0 +1,191 @@
+package voting
+
+// This file holds what the library keeps of each user beyond their votes:
+// their articles (UserArticles), kept by every Store, and their karma
+// (WithKarma): Karma, TopPosters and UserKarma.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// UserArticles returns a page of the articles user has posted, newest
+// first, from the index of the user's articles that every post writes and
+// DeleteArticle takes the article out of. Pages count from 1 and hold the
+// Store's page size; a page past the end is empty. It takes two round
+// trips. Articles the book's own code posted join the index when Reindex
+// runs.
+func (s *Store) UserArticles(ctx context.Context, user string, page int) (articles []Article, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("articles of user %q", user))
+		}
+	}()
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	start, stop, past, err := s.pageBounds(page)
+	if err != nil || past {
+		return []Article{}, err
+	}
+	key := s.keys.userPosts(user)
+	err = s.session(ctx, func(c link) error {
+		page, err := redis.Values(c.do("ZREVRANGE", key, start, stop))
+		if err != nil {
+			return wrongType(err, key, "ZREVRANGE")
+		}
+		articles, _, err = s.fetch(c, page, false)
+		return err
+	})
+	return articles, err
+}
+
+// CountUserArticles returns how many articles user has posted, the number
+// UserArticles's pages hold together, in one round trip, O(1) on the
+// server.
+func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("count the articles of user %q", user))
+		}
+	}()
+	if err := checkUser(user); err != nil {
+		return 0, err
+	}
+	key := s.keys.userPosts(user)
+	err = s.session(ctx, func(c link) error {
+		var err error
+		n, err = redis.Int64(c.do("ZCARD", key))
+		return wrongType(err, key, "ZCARD")
+	})
+	return n, err
+}
+
+// A UserKarma is a poster and their karma (TopPosters).
+type UserKarma struct {
+	User  string `json:"user"`
+	Karma int64  `json:"karma"`
+}
+
+// karmaListing is the sorted set of the posters' karma, read as a listing
+// is, so that a read of karma not counted for every article yet is
+// ErrNotIndexed (built.go).
+func (s *Store) karmaListing() listing {
+	return listing{spec: &unordered, index: s.keys.karmaIndex(), built: karmaField}
+}
+
+// unordered is the orderSpec of a listing that is no order's index.
+var unordered orderSpec
+
+// checkKarma refuses a read of karma by a Store that does not keep it.
+func (s *Store) checkKarma() error {
+	if !s.karma {
+		return invalid("the Store keeps no karma: give New WithKarma()")
+	}
+	return nil
+}
+
+// Karma returns user's karma (WithKarma): the sum, over the user's
+// articles, of the up-votes less the down-votes cast by other users; 0 for
+// a user who has posted nothing. It takes one round trip. It returns an
+// error wrapping ErrInvalid if the Store keeps no karma, and one wrapping
+// ErrNotIndexed if articles were written without it and Reindex has not
+// counted them yet.
+func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("karma of user %q", user))
+		}
+	}()
+	if err := s.checkKarma(); err != nil {
+		return 0, err
+	}
+	if err := checkUser(user); err != nil {
+		return 0, err
+	}
+	l := s.karmaListing()
+	err = s.session(ctx, func(c link) error {
+		reply, err := s.read(c, l, command{"ZSCORE", []any{l.index, user}})
+		if err != nil || reply == nil {
+			return err
+		}
+		karma, err = parseKarma(reply)
+		return err
+	})
+	return karma, err
+}
+
+// parseKarma reads a karma as Redis writes the score: a whole number.
+func parseKarma(reply any) (int64, error) {
+	text, err := redis.String(reply, nil)
+	if err != nil {
+		return 0, err
+	}
+	x, err := strconv.ParseFloat(text, 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return 0, corrupt("karma %q is not a whole number", text)
+	}
+	return int64(x), nil
+}
+
+// TopPosters returns a page of the posters with the highest karma
+// (WithKarma), highest first, ties in reverse order of name. Pages count
+// from 1 and hold the Store's page size; a page past the end is empty. It
+// takes one round trip, O(log n + page size) on the server. Its errors are
+// Karma's.
+func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "top posters")
+		}
+	}()
+	if err := s.checkKarma(); err != nil {
+		return nil, err
+	}
+	start, stop, past, err := s.pageBounds(page)
+	if err != nil || past {
+		return []UserKarma{}, err
+	}
+	l := s.karmaListing()
+	err = s.session(ctx, func(c link) error {
+		reply, err := redis.Strings(s.read(c, l, command{"ZREVRANGE", []any{l.index, start, stop, "WITHSCORES"}}))
+		if err != nil {
+			return err
+		}
+		posters = make([]UserKarma, 0, len(reply)/2)
+		for i := 0; i+1 < len(reply); i += 2 {
+			k, err := parseKarma(reply[i+1])
+			if err != nil {
+				return fmt.Errorf("user %q: %w", reply[i], err)
+			}
+			posters = append(posters, UserKarma{User: reply[i], Karma: k})
+		}
+		return nil
+	})
+	return posters, err
+}
+
+// CountPosters returns how many users TopPosters's pages hold together
+// (WithKarma): those with an article, in one round trip. Its errors are
+// Karma's.
+func (s *Store) CountPosters(ctx context.Context) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "count posters")
+		}
+	}()
+	if err := s.checkKarma(); err != nil {
+		return 0, err
+	}
+	l := s.karmaListing()
+	err = s.session(ctx, func(c link) error {
+		var err error
+		n, err = redis.Int64(s.read(c, l, command{"ZCARD", []any{l.index}}))
+		return err
+	})
+	return n, err
+}
