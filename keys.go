@@ -89,8 +89,8 @@ type keys struct {
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links                  string
-	indexes                                                                                 [len(orders)]string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links                string
+	indexes                                                                              [len(orders)]string
 }
 
 const (
