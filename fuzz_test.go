@@ -272,6 +272,8 @@ func FuzzInput(f *testing.F) {
 // modelArticle is an article as the model holds it.
 type modelArticle struct {
 	id      string
+	poster  string
+	link    string // its key, as linkKey writes it
 	posted  int64
 	votes   map[string]voting.Direction
 	groups  map[string]bool
@@ -301,6 +303,30 @@ func (a *modelArticle) score() float64 {
 	return float64(a.posted) + voting.DefaultVoteWeight*float64(a.count(voting.Up)-a.count(voting.Down))
 }
 
+// karma is what a contributes to its poster's karma: the votes of others.
+func (a *modelArticle) karma() int64 {
+	n := int64(0)
+	for user, d := range a.votes {
+		switch {
+		case user == a.poster:
+		case d == voting.Up:
+			n++
+		case d == voting.Down:
+			n--
+		}
+	}
+	return n
+}
+
+// fuzzLink is the link of choice b: four links, each written in two ways
+// that are the same link (the host's case and a fragment).
+func fuzzLink(b byte) string {
+	if b&4 != 0 {
+		return fmt.Sprintf("https://EXAMPLE.com/%d#f", b&3)
+	}
+	return fmt.Sprintf("https://example.com/%d", b&3)
+}
+
 // keepOpen is a pool that the envs of FuzzOperations share on a real
 // server: each env's cleanup closes its pool, and this one must outlive
 // them.
@@ -309,7 +335,9 @@ type keepOpen struct{ *redis.Pool }
 func (keepOpen) Close() error { return nil }
 
 // FuzzOperations plays a sequence of operations, three bytes each, and
-// checks every result and the final state against the model.
+// checks every result and the final state against the model. Its Store
+// keeps karma and unique links; posts and edits choose among four links,
+// so that some repeat one that a live article has.
 //
 // It runs on miniredis, flushed for each input, or, when VOTING_REDIS_ADDR
 // is set, on that server under a fresh random prefix for each input, whose
@@ -327,10 +355,15 @@ func FuzzOperations(f *testing.F) {
 	// Deletions (op 6 with the third byte's top bit): of a voted article in
 	// groups, again, of one never posted, and of one whose voting closed.
 	f.Add([]byte{0x80, 0, 7, 0, 1, 5, 2, 2, 0, 6, 0, 0x80, 6, 0, 0x80, 7, 0, 1, 6, 2, 0x80, 0, 1, 3, 6, 30, 0, 6, 1, 0x80, 2, 3, 2, 7, 1, 0})
+	// Links: a second post of a link (the host's case and a fragment
+	// aside), edits to a taken link and to a free one, a post of the link
+	// an edit freed, votes that move karma, and a deletion.
+	f.Add([]byte{0x80, 0, 0, 0, 1, 0x08, 0, 2, 0x20, 1, 1, 0, 7, 1, 0x80, 7, 0, 0x81, 7, 0, 0x83, 0, 2, 0, 6, 0, 0x80, 2, 3, 1})
 	const cutoff = 24 * time.Hour
 	groups := []string{"news", "tech", "art"}
 	users := []string{"ann", "ben", "cat", "dan", "eve", "fay"}
-	opts := []voting.Option{voting.WithCutoff(cutoff), voting.WithGroupCacheTTL(0), voting.WithPageSize(5)}
+	opts := []voting.Option{voting.WithCutoff(cutoff), voting.WithGroupCacheTTL(0), voting.WithPageSize(5),
+		voting.WithKarma(), voting.WithUniqueLinks()}
 	addr := os.Getenv(redisAddrEnv)
 	var newInputEnv func(t *testing.T) *env
 	if addr == "" {
@@ -386,6 +419,15 @@ func FuzzOperations(f *testing.F) {
 			}
 			return articles[i].id, articles[i]
 		}
+		// holder is the live article other than a that has link.
+		holder := func(link string, a *modelArticle) *modelArticle {
+			for _, o := range articles {
+				if o != a && !o.deleted && o.link == link {
+					return o
+				}
+			}
+			return nil
+		}
 		groupsOf := func(mask byte) []string {
 			var out []string
 			for i, g := range groups {
@@ -402,11 +444,18 @@ func FuzzOperations(f *testing.F) {
 			case 0:
 				poster := users[int(b1)%len(users)]
 				gs := groupsOf(b2)
-				id, err := s.PostArticle(ctx, poster, "title", "https://example.com/", gs...)
+				link := fuzzLink(b2 >> 3)
+				id, err := s.PostArticle(ctx, poster, "title", link, gs...)
+				if h := holder(voting.LinkKey(link), nil); h != nil {
+					if !errors.Is(err, voting.ErrDuplicate) || !strings.Contains(err.Error(), "article "+h.id+" ") {
+						t.Fatalf("post of %s, which %s has: %v", link, h.id, err)
+					}
+					break
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				a := &modelArticle{id: strconv.Itoa(len(articles) + 1), posted: now(),
+				a := &modelArticle{id: strconv.Itoa(len(articles) + 1), poster: poster, link: voting.LinkKey(link), posted: now(),
 					votes: map[string]voting.Direction{poster: voting.Up}, groups: map[string]bool{}}
 				for _, g := range gs {
 					a.groups[g] = true
@@ -487,6 +536,28 @@ func FuzzOperations(f *testing.F) {
 					e.closedDeletes = true // its voters are not known
 				}
 			case 7:
+				if b2&0x80 != 0 {
+					// An edit of the article of b1 to the link of b2.
+					id, a := idAt(b1)
+					link := fuzzLink(b2)
+					err := s.EditArticle(ctx, id, "edited", link)
+					h := holder(voting.LinkKey(link), a)
+					switch {
+					case a == nil || a.deleted:
+						if !errors.Is(err, voting.ErrNotFound) {
+							t.Fatalf("edit of unposted or deleted %s: %v", id, err)
+						}
+					case h != nil:
+						if !errors.Is(err, voting.ErrDuplicate) {
+							t.Fatalf("edit of %s to %s, which %s has: %v", id, link, h.id, err)
+						}
+					case err != nil:
+						t.Fatalf("edit of %s: %v", id, err)
+					default:
+						a.link = voting.LinkKey(link)
+					}
+					break
+				}
 				order := voting.Order(b2 % 2)
 				page := 1 + int(b1%3)
 				got, err := s.GetArticles(ctx, page, order)
@@ -513,9 +584,53 @@ func FuzzOperations(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Score != a.score() || got.Votes != a.count(voting.Up) || got.Downvotes != a.count(voting.Down) {
-				t.Fatalf("article %s = %+v, the model has score %v, %d up, %d down", a.id, got, a.score(), a.count(voting.Up), a.count(voting.Down))
+			if got.Score != a.score() || got.Votes != a.count(voting.Up) || got.Downvotes != a.count(voting.Down) ||
+				voting.LinkKey(got.Link) != a.link {
+				t.Fatalf("article %s = %+v, the model has score %v, %d up, %d down, link %s", a.id, got, a.score(),
+					a.count(voting.Up), a.count(voting.Down), a.link)
 			}
+		}
+		// Karma, the articles of each user and the groups' sizes.
+		karma, posts, sizes := map[string]int64{}, map[string]int64{}, map[string]int64{}
+		for _, a := range articles {
+			if !a.deleted {
+				karma[a.poster] += a.karma()
+				posts[a.poster]++
+				for g, in := range a.groups {
+					if in {
+						sizes[g]++
+					}
+				}
+			}
+		}
+		for _, user := range users {
+			if got, err := s.Karma(ctx, user); err != nil || got != karma[user] {
+				t.Fatalf("Karma(%s) = %d, %v; the model says %d", user, got, err, karma[user])
+			}
+			if got, err := s.CountUserArticles(ctx, user); err != nil || got != posts[user] {
+				t.Fatalf("CountUserArticles(%s) = %d, %v; the model says %d", user, got, err, posts[user])
+			}
+		}
+		gotSizes := map[string]int64{}
+		for page := 1; ; page++ {
+			got, err := s.Groups(ctx, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 {
+				break
+			}
+			for _, g := range got {
+				gotSizes[g.Name] = g.Articles
+			}
+		}
+		for g := range sizes {
+			if sizes[g] == 0 {
+				delete(sizes, g)
+			}
+		}
+		if !reflect.DeepEqual(gotSizes, sizes) {
+			t.Fatalf("Groups = %v, the model says %v", gotSizes, sizes)
 		}
 		e.checkInvariants(voting.DefaultVoteWeight, cutoff)
 	})

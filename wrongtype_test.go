@@ -40,7 +40,7 @@ var wrongTypeStores = []struct {
 	opts []voting.Option
 }{
 	{"everything", []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
-		voting.WithUserHistory(30 * 24 * time.Hour)}},
+		voting.WithUserHistory(30 * 24 * time.Hour), voting.WithKarma(), voting.WithUniqueLinks()}},
 	{"cached groups", []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithUserHistory(30 * 24 * time.Hour)}},
 }
 
@@ -92,7 +92,8 @@ func keyedOps() []keyedOp {
 			for _, k := range e.keys() {
 				if name := strings.TrimPrefix(k, e.prefix); name != "score:" && name != "time:" &&
 					(strings.HasPrefix(name, "live:") || strings.HasPrefix(name, "groups:") || strings.HasPrefix(name, "top-") ||
-						name == "votes:" || name == "controversy:") {
+						strings.HasPrefix(name, "posts:") || name == "votes:" || name == "controversy:" || name == "karma:" ||
+						name == "links:") {
 					e.do("DEL", k)
 				}
 			}
@@ -131,6 +132,33 @@ func keyedOps() []keyedOp {
 			reads: []string{"groups:1"}},
 		{name: "Article", call: func(e *env) error { _, err := e.store.Article(ctx, "1"); return err },
 			reads: []string{"article:1", "score:"}},
+		{name: "UserArticles", call: func(e *env) error { _, err := e.store.UserArticles(ctx, "alice", 1); return err },
+			reads: []string{"posts:alice", "score:"}},
+		{name: "CountUserArticles", call: func(e *env) error { _, err := e.store.CountUserArticles(ctx, "alice"); return err },
+			reads: []string{"posts:alice"}},
+		{name: "Groups", call: func(e *env) error { _, err := e.store.Groups(ctx, 1); return err },
+			reads: []string{"groupsizes:"}},
+		{name: "CountGroups", call: func(e *env) error { _, err := e.store.CountGroups(ctx); return err },
+			reads: []string{"groupsizes:"}},
+	}
+}
+
+// keyedPeopleOps are the operations of the table that only a Store with
+// karma and unique links runs.
+func keyedPeopleOps() []keyedOp {
+	return []keyedOp{
+		{name: "Karma", call: func(e *env) error { _, err := e.store.Karma(ctx, "alice"); return err },
+			reads: []string{"karma:", "indexed:"}},
+		{name: "TopPosters", call: func(e *env) error { _, err := e.store.TopPosters(ctx, 1); return err },
+			reads: []string{"karma:", "indexed:"}},
+		{name: "ArticleByLink", call: func(e *env) error {
+			_, err := e.store.ArticleByLink(ctx, "https://EXAMPLE.com/first")
+			return err
+		}, reads: []string{"links:", "indexed:", "article:1", "score:"}},
+		{name: "PostArticle of a new link", call: func(e *env) error {
+			_, err := e.store.PostArticle(ctx, "dave", "third", "https://example.com/third", "g1")
+			return err
+		}, reads: []string{"trimmed:", "indexed:"}},
 	}
 }
 
@@ -214,8 +242,12 @@ func (e *env) corruptAs(key, typ string) (restore func()) {
 }
 
 func TestEveryKeyOfTheWrongTypeIsRefused(t *testing.T) {
-	for _, st := range wrongTypeStores {
-		for _, op := range keyedOps() {
+	for i, st := range wrongTypeStores {
+		ops := keyedOps()
+		if i == 0 {
+			ops = append(ops, keyedPeopleOps()...)
+		}
+		for _, op := range ops {
 			written := writtenKeys(t, st.opts, op)
 			keys := map[string]string{}
 			for key, typ := range written {
