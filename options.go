@@ -176,9 +176,10 @@ func WithUserHistory(d time.Duration) Option {
 // the user's articles, of the up-votes less the down-votes cast by other
 // users (the poster's own vote never counts), moved by every vote, switch
 // and take-back in the same atomic step, and less an article's part when
-// it is deleted. It costs each vote that moves it two commands (a read and
-// a write of karma:, and the article's part in its hash, in the write of its
-// counts), and memory for one entry per poster (see the README). Karma of
+// it is deleted. It costs each vote that moves it three commands (a read
+// and a write of karma:, and a write of the article's part in its hash),
+// each post one, and memory for one entry per poster and a field per
+// article (see the README). Karma of
 // articles written without it (by a Store without it, or by the book's
 // code) is counted when Reindex runs; until then Karma and TopPosters
 // return an error wrapping ErrNotIndexed. Every Store of a namespace should

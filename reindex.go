@@ -73,11 +73,13 @@ func sortDuplicates(d []DuplicateLink) {
 
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
 // articles that were posted or voted on before the order was kept: by this
-// library with other options, or by the book's own code; the records of
-// articles' groups (see ArticleGroups) from the groups' sets, for articles
-// the book's code put in groups; and, with live groups (WithLiveGroups),
-// each group's live indexes. So a site written by the book's code switches
-// to live groups with one call. It is ReindexWithProgress with no progress
+// library with other options, or by the book's own code; each user's index
+// of their articles (UserArticles); with WithKarma, the posters' karma;
+// with WithUniqueLinks, the index of links; the records of articles' groups
+// (see ArticleGroups) from the groups' sets, for articles the book's code
+// put in groups, and the groups' sizes (Groups); and, with live groups
+// (WithLiveGroups), each group's live indexes. So a site written by the
+// book's code switches to live groups with one call. It is ReindexWithProgress with no progress
 // report: it returns nil once the run is complete.
 func (s *Store) Reindex(ctx context.Context) error {
 	_, err := s.ReindexWithProgress(ctx, nil)
@@ -102,18 +104,28 @@ func (s *Store) Reindex(ctx context.Context) error {
 // it posted or changed groups while the run ran, and no later run started
 // in its place (see ErrNotIndexed).
 //
-// With orders kept beyond ByScore and ByTime, a run first walks the time
-// index, oldest article first, a hundred articles a step, and sets each
-// article's entry in each kept index from its counters; a window's index
-// takes only the articles posted within its window, and is first trimmed of
-// those that have aged out. Then it finds the namespace's groups with SCAN
-// (on a Redis Cluster, on the node that holds the namespace's slot; SCAN
-// reads every key of that node, the namespace's and others', a few hundred
-// a step) and walks each group's set with SSCAN, a few hundred members a
-// step (a few dozen with live groups), adding the group to each article's
-// record and, with live groups, setting the article's entry in each of the
-// group's live indexes from its counters. A member of a group whose article
-// is gone (deleted before its record named the group) leaves the group.
+// A run first walks the time index, oldest article first, a hundred
+// articles a step, and sets each article's entry in each kept index from
+// its counters (a window's index takes only the articles posted within its
+// window, and is first trimmed of those that have aged out) and in its
+// poster's index of articles. With karma, it counts each article's part of
+// its poster's karma from its voter sets while its voting is open; once it
+// has closed, an article keeps the part it has, and one with none gets its
+// up-votes less its down-votes less one, the post's own up-vote (the book's
+// code allows no other vote by the poster). With unique links, it puts each
+// article's link in the index of links unless an article that exists has
+// it there already, or an older one has it: such an article is counted in
+// Duplicates and named in DuplicateLinks, and keeps its link.
+//
+// Then it finds the namespace's groups with SCAN (on a Redis Cluster, on the
+// node that holds the namespace's slot; SCAN reads every key of that node,
+// the namespace's and others', a few hundred a step) and walks each group's
+// set with SSCAN, a few hundred members a step (a few dozen with live
+// groups), adding the group to each article's record and, with live
+// groups, setting the article's entry in each of the group's live indexes
+// from its counters. A member of a group whose article is gone (deleted
+// before its record named the group) leaves the group. The group's last
+// step sets its size.
 //
 // Each step is one atomic script of a few milliseconds at most, so other
 // clients of the same Redis wait no longer than that. Reindex is safe to
@@ -313,7 +325,8 @@ func (r *reindexRun) step() {
 }
 
 // orders builds the site's indexes of the kept orders beyond the book's
-// two: a first step checks every index key the others write, so that a key
+// two, the users' indexes of their articles, karma and the index of links:
+// a first step checks every index key the others write, so that a key
 // of the wrong type stops Reindex before it has written anything; then each
 // window is trimmed, so that its mark is where the window starts and the
 // walk adds only what belongs; then the walk of the time index, from where

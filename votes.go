@@ -96,7 +96,8 @@ func checkDirection(d Direction) error {
 // direction never set does not take a vote back. The user is a user id as
 // the package doc's Input section says.
 //
-// The vote, the article's counters, its score and its entry in every index
+// The vote, the article's counters, its score, its entry in every index
+// and, with WithKarma, its poster's karma (unless the user is the poster)
 // change together in one atomic step. Vote returns an error wrapping
 // ErrNotFound exactly when Article does, and ErrVotingClosed once the cutoff
 // has passed by the Store's clock (read once a connection is had) or the
