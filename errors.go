@@ -31,9 +31,10 @@ var (
 	ErrCorrupt = errors.New("voting: corrupt data")
 	// ErrNotIndexed is returned by a listing or a count of an index that
 	// the namespace holds articles without: one of an order the Store keeps
-	// (WithOrders), or a live group index (WithLiveGroups), that was not
-	// kept when those articles were posted, by this library with other
-	// options or by the book's code. Reindex builds it; from then on, as for
+	// (WithOrders), a live group index (WithLiveGroups), karma (WithKarma)
+	// or the index of links (WithUniqueLinks), that was not kept when those
+	// articles were posted, by this library with other options or by the
+	// book's code. Reindex builds it; from then on, as for
 	// an index kept since the namespace's first article, listings never
 	// return it, unless a Store that does not keep the index posts an
 	// article or changes its groups, which it cannot write there.
