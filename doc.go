@@ -1,7 +1,9 @@
 // Package voting is the article-voting system of Redis in Action, chapter 1,
 // for Go services: users post articles, vote them up or down, and read them a
 // page at a time, by score or by posting time, across the site or within a
-// group (topic).
+// group (topic). Around the votes it keeps what a site needs of its people
+// and content: each user's articles, the groups by size, edits and batch
+// reads, and, as options, each poster's karma and links posted once.
 //
 // # The model
 //
@@ -44,8 +46,9 @@
 // gives an article's place in a listing; Articles reads any number of
 // articles by id in one round trip. Cutoff tells when voting on an article
 // closes; and WithUserHistory keeps each user's votes for UserHistory (and
-// CountUserHistory), and for UserVotes once voting has closed. Article, UserVote and Direction encode as JSON directly, and so
-// does every page: times are kept to the years 1 to 9999, which JSON can
+// CountUserHistory), and for UserVotes once voting has closed. Article,
+// UserVote, UserKarma, GroupSize and Direction encode as JSON directly, and
+// so does every page: times are kept to the years 1 to 9999, which JSON can
 // carry, and scores finite.
 //
 // Redis does not roll a script back, so each script reads and checks what it
@@ -55,6 +58,22 @@
 // it, and its error says which. Stored data that neither this package nor
 // the book's code would write (a time of "abc", a key of the wrong type) is
 // refused with ErrCorrupt, and listings skip such articles.
+//
+// # People and content
+//
+// UserArticles lists the articles a user has posted, newest first, and
+// CountUserArticles counts them; Groups lists the groups that hold an
+// article, largest first, and CountGroups counts them: every post, group
+// change and deletion keeps both in its own atomic step. WithKarma keeps
+// each poster's karma, the up-votes less the down-votes other users cast on
+// their articles (the poster's own vote never counts), moved by every vote:
+// Karma reads a user's, TopPosters the highest. WithUniqueLinks refuses a
+// post or an edit whose link another article has, with ErrDuplicate naming
+// that article, and ArticleByLink finds the article that has a link; two
+// links are the same by the rule in the Input section. Data written before
+// an option was on, or by the book's code, is counted by Reindex, which
+// names the articles whose links another has (ReindexProgress); until then
+// karma and the index of links answer ErrNotIndexed.
 //
 // # Input
 //
@@ -69,7 +88,13 @@
 //   - a link: an absolute http or https URL with a host, at most MaxLinkLen
 //     bytes, with no spaces or control characters; the host is a name
 //     (letters of any script, digits, ._~!$&'()*+,;=- and %-escapes of
-//     non-ASCII bytes) or an IPv6 address in brackets, with an optional port;
+//     non-ASCII bytes) or an IPv6 address in brackets, with an optional port.
+//     Two links are the same link (linkKey, which WithUniqueLinks keeps
+//     unique and ArticleByLink looks up by) when they differ only in their
+//     fragment, from the first '#', or in the case of the ASCII letters of
+//     their scheme and host: https://Example.COM/a#top is
+//     https://example.com/a, while a path, query or user info in another
+//     case is another link, since servers may tell their case apart;
 //   - an article id: what PostArticle returns, a positive decimal integer with
 //     no sign, no leading zero and no "article:" in front;
 //   - a group name: 1 to MaxGroupLen letters, digits, '-', '_' and '.', so no
@@ -82,8 +107,8 @@
 // Every method takes a context, honoured as far as the connection allows (see
 // Pool); a round trip whose context has no earlier deadline waits for Redis
 // at most the Store's timeout (WithTimeout, 5 s by default). Methods return
-// errors that wrap ErrNotFound, ErrVotingClosed, ErrInvalid, ErrCorrupt or
-// ErrNotIndexed where those apply, for errors.Is, worded
+// errors that wrap ErrNotFound, ErrVotingClosed, ErrInvalid, ErrCorrupt,
+// ErrNotIndexed or ErrDuplicate where those apply, for errors.Is, worded
 // "voting: <operation>: <what went wrong>". Bad input is rejected before
 // anything is sent to Redis. A Store is safe for concurrent use.
 package voting

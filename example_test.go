@@ -661,3 +661,142 @@ func ExampleStore_UserHistory() {
 	// down "Redis 9" at 12:02:00
 	// up "Go 1.30 is out" at 12:01:00
 }
+
+// A user's articles, newest first, for a profile page: every post joins
+// its poster's list, and a deletion leaves it.
+func ExampleStore_UserArticles() {
+	store, advance, stop := exampleStore()
+	defer stop()
+	ctx := context.Background()
+
+	var ids []string
+	for _, p := range []struct{ poster, title string }{
+		{"alice", "Redis streams"}, {"bob", "Go generics"}, {"alice", "Lua in Redis"}, {"alice", "Sorted sets"},
+	} {
+		id, err := store.PostArticle(ctx, p.poster, p.title, "https://example.com/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, id)
+		advance(time.Minute)
+	}
+	if err := store.DeleteArticle(ctx, ids[2]); err != nil { // "Lua in Redis"
+		log.Fatal(err)
+	}
+
+	articles, err := store.UserArticles(ctx, "alice", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := store.CountUserArticles(ctx, "alice")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("alice has %d articles:\n", n)
+	for _, a := range articles {
+		fmt.Printf("  %s %q posted %s\n", a.ID, a.Title, a.Posted.Format(time.TimeOnly))
+	}
+	// Output:
+	// alice has 2 articles:
+	//   4 "Sorted sets" posted 12:03:00
+	//   1 "Redis streams" posted 12:00:00
+}
+
+// Karma, as on Hacker News: the up-votes less the down-votes that others
+// cast on a user's articles. The poster's own vote is in the score, never
+// in the karma.
+func ExampleStore_Karma() {
+	store, _, stop := exampleStore(voting.WithKarma())
+	defer stop()
+	ctx := context.Background()
+
+	post := func(poster, title string) string {
+		id, err := store.PostArticle(ctx, poster, title, "https://example.com/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		return id
+	}
+	vote := func(user, id string, dir voting.Direction) {
+		if err := store.Vote(ctx, user, id, dir); err != nil {
+			log.Fatal(err)
+		}
+	}
+	streams := post("alice", "Redis streams")
+	generics := post("bob", "Go generics")
+	vote("bob", streams, voting.Up)
+	vote("carol", streams, voting.Up)
+	vote("dave", streams, voting.Down)
+	vote("alice", generics, voting.Up)
+	vote("carol", generics, voting.Up)
+	vote("dave", generics, voting.Up)
+	vote("alice", streams, voting.Down) // her own article: the score moves, her karma does not
+
+	a, err := store.Article(ctx, streams)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%q: up %d, down %d\n", a.Title, a.Votes, a.Downvotes)
+	karma, err := store.Karma(ctx, "alice")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("alice's karma:", karma)
+	top, err := store.TopPosters(ctx, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := store.CountPosters(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("top %d posters:\n", n)
+	for _, p := range top {
+		fmt.Printf("  %-5s %+d\n", p.User, p.Karma)
+	}
+	// Output:
+	// "Redis streams": up 2, down 2
+	// alice's karma: 1
+	// top 2 posters:
+	//   bob   +3
+	//   alice +1
+}
+
+// With unique links, a link is posted once: the same link again, in
+// another case of its host or with another fragment, is refused with
+// ErrDuplicate, which names the article that has it, and ArticleByLink
+// finds that article. Deleting it frees the link.
+func ExampleWithUniqueLinks() {
+	store, _, stop := exampleStore(voting.WithUniqueLinks())
+	defer stop()
+	ctx := context.Background()
+
+	first, err := store.PostArticle(ctx, "alice", "Redis streams", "https://redis.io/docs/streams")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = store.PostArticle(ctx, "bob", "Streams, explained", "https://Redis.IO/docs/streams#consumer-groups")
+	fmt.Println(errors.Is(err, voting.ErrDuplicate), err)
+
+	a, err := store.ArticleByLink(ctx, "https://REDIS.io/docs/streams#top")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %q by %s\n", a.ID, a.Title, a.Poster)
+
+	if err := store.DeleteArticle(ctx, first); err != nil {
+		log.Fatal(err)
+	}
+	_, err = store.ArticleByLink(ctx, "https://redis.io/docs/streams")
+	fmt.Println(errors.Is(err, voting.ErrNotFound))
+	again, err := store.PostArticle(ctx, "bob", "Streams, explained", "https://Redis.IO/docs/streams#consumer-groups")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("posted as", again)
+	// Output:
+	// true voting: post article: duplicate link: article 1 has the link already
+	// 1 "Redis streams" by alice
+	// true
+	// posted as 2
+}

@@ -362,7 +362,7 @@ func TestScriptsAreConstants(t *testing.T) {
 }
 
 // aclCommands are the commands a Store sends, its scripts' included: the
-// README's ACL example grants exactly these.
+// README's ACL example grants exactly these (TestReadmeACLIsTheTestedOne).
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
 	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +hlen +hdel +zrevrank +zcount"
@@ -408,6 +408,26 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			t.Errorf("%s with live groups as the ACL user: %v", name, err)
 		}
 	}
+	// Karma and unique links, in a namespace of their own, since calls
+	// posts one link many times: Reindex counts and indexes the articles
+	// a plain Store wrote first.
+	plain, err := voting.New(pool, voting.WithPrefix("news:people:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.PostArticle(ctx, "alice", "plain", "https://example.com/plain", "g"); err != nil {
+		t.Fatalf("as the ACL user: %v", err)
+	}
+	people, err := voting.New(pool, voting.WithPrefix("news:people:"), voting.WithKarma(), voting.WithUniqueLinks(),
+		voting.WithUserHistory(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range peopleCalls(people) {
+		if err := c.call(ctx); err != nil {
+			t.Errorf("%s with karma and unique links as the ACL user: %v", c.name, err)
+		}
+	}
 	// With no prefix, the keys are outside the user's pattern.
 	outside, err := voting.New(pool)
 	if err != nil {
@@ -415,5 +435,38 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	}
 	if _, err := outside.PostArticle(ctx, "alice", "t", "https://example.com/"); err == nil {
 		t.Error("the ACL user wrote outside its key pattern")
+	}
+}
+
+// peopleCalls are a Store's calls of its users and links, in an order that
+// lets each succeed on a namespace whose articles a plain Store posted.
+func peopleCalls(s *voting.Store) []struct {
+	name string
+	call func(context.Context) error
+} {
+	var id string
+	return []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"Reindex", s.Reindex},
+		{"PostArticle", func(ctx context.Context) (err error) {
+			id, err = s.PostArticle(ctx, "bob", "t", "https://example.com/people", "g")
+			return err
+		}},
+		{"Vote", func(ctx context.Context) error { return s.Vote(ctx, "carol", id, voting.Down) }},
+		{"EditArticle", func(ctx context.Context) error { return s.EditArticle(ctx, id, "edited", "https://example.com/edited") }},
+		{"ArticleByLink", func(ctx context.Context) error {
+			_, err := s.ArticleByLink(ctx, "https://example.com/edited")
+			return err
+		}},
+		{"UserArticles", func(ctx context.Context) error { _, err := s.UserArticles(ctx, "bob", 1); return err }},
+		{"CountUserArticles", func(ctx context.Context) error { _, err := s.CountUserArticles(ctx, "bob"); return err }},
+		{"Groups", func(ctx context.Context) error { _, err := s.Groups(ctx, 1); return err }},
+		{"CountGroups", func(ctx context.Context) error { _, err := s.CountGroups(ctx); return err }},
+		{"Karma", func(ctx context.Context) error { _, err := s.Karma(ctx, "bob"); return err }},
+		{"TopPosters", func(ctx context.Context) error { _, err := s.TopPosters(ctx, 1); return err }},
+		{"CountPosters", func(ctx context.Context) error { _, err := s.CountPosters(ctx); return err }},
+		{"DeleteArticle", func(ctx context.Context) error { return s.DeleteArticle(ctx, id) }},
 	}
 }

@@ -161,3 +161,21 @@ func TestReadmeGoBlocksAreCompiled(t *testing.T) {
 		t.Errorf("README.md has %d ```go blocks; the quick start and the orders' make 3", blocks)
 	}
 }
+
+// TestReadmeACLIsTheTestedOne: the README's ACL example grants exactly the
+// commands TestLeastPrivilegeACLUser grants, in the same order.
+func TestReadmeACLIsTheTestedOne(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "ACL SETUSER voting on >secret ~news:* resetchannels -@all "
+	_, line, ok := strings.Cut(string(readme), start)
+	if !ok {
+		t.Fatalf("README.md has no line starting %q", start)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	if got, want := strings.Fields(line), strings.Fields(aclCommands); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("README.md's ACL example grants\n%s\nTestLeastPrivilegeACLUser grants\n%s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
