@@ -601,10 +601,26 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 		}},
 		{"mark of no index", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "score", "1") }},
 		{"mark neither built nor being built", func(e *env, id string) { e.do("HSET", e.key("indexed:"), "votes", "0") }},
+		{"group size off by one", func(e *env, id string) { e.do("ZINCRBY", e.key("groupsizes:"), 1, "news") }},
+		{"size of no group", func(e *env, id string) { e.do("ZADD", e.key("groupsizes:"), 1, "ghost") }},
+		{"group without a size", func(e *env, id string) { e.do("ZREM", e.key("groupsizes:"), "news") }},
+		{"article missing from its poster's index", func(e *env, id string) { e.do("ZREM", e.key("posts:alice"), e.article(id)) }},
+		{"article in another user's index", func(e *env, id string) { e.do("ZADD", e.key("posts:bob"), 1, e.article(id)) }},
+		{"poster's index at another time", func(e *env, id string) { e.do("ZINCRBY", e.key("posts:alice"), 1, e.article(id)) }},
+		{"karma off by one", func(e *env, id string) { e.do("ZINCRBY", e.key("karma:"), 1, "alice") }},
+		{"article's part of karma off by one", func(e *env, id string) {
+			e.do("HINCRBY", e.article(id), "karma", 1)
+			e.do("ZINCRBY", e.key("karma:"), 1, "alice")
+		}},
+		{"karma of a user with no article", func(e *env, id string) { e.do("ZADD", e.key("karma:"), 0, "ghost") }},
+		{"article without its part of karma", func(e *env, id string) { e.do("HDEL", e.article(id), "karma") }},
+		{"link of no article", func(e *env, id string) { e.do("HSET", e.key("links:"), "https://example.com/x", "99") }},
+		{"link of another article", func(e *env, id string) { e.do("HSET", e.key("links:"), "https://example.com/x", id) }},
+		{"article's link missing", func(e *env, id string) { e.do("DEL", e.key("links:")) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnv(t, voting.WithKarma(), voting.WithUniqueLinks())
 			id := e.post("alice", "checked", "news")
 			e.vote("bob", id, voting.Down)
 			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) != 0 {
