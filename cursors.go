@@ -13,6 +13,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // GetArticlesAfter returns the page of articles across the site, in the
@@ -185,4 +187,47 @@ func parseCursor(cursor string, order Order, group string) (point, error) {
 		return point{}, invalid("cursor %q holds no entry", cursor)
 	}
 	return point{fields[3], fields[4]}, nil
+}
+
+// CursorAfter returns the cursor of the page that follows the article in
+// the listing of order: the site's or, with group not "", the group's. It
+// is the cursor that a page ending with the article gives, so that a
+// numbered page (GetArticles, GetGroupArticles) can offer a "more" link
+// that goes on by cursor from its last article. It reads the article's
+// entry in the site's index of the order, whose values every listing of
+// the order shares, in one round trip. It returns an error wrapping
+// ErrNotFound if that index does not hold the article, and one wrapping
+// ErrInvalid for an order the Store does not keep or a malformed id or
+// group.
+func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID string) (cursor string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "cursor after article "+idText(articleID)+" by "+order.String())
+		}
+	}()
+	if _, err := s.checkOrder(order); err != nil {
+		return "", err
+	}
+	if group != "" {
+		if err := checkGroup(group); err != nil {
+			return "", err
+		}
+	}
+	if err := checkID(articleID); err != nil {
+		return "", err
+	}
+	index := s.keys.index(order)
+	var value string
+	err = s.session(ctx, func(c link) error {
+		var err error
+		value, err = redis.String(c.do("ZSCORE", index, s.keys.articleHash(articleID)))
+		if err == redis.ErrNil {
+			return ErrNotFound
+		}
+		return wrongType(err, index, "ZSCORE")
+	})
+	if err != nil {
+		return "", err
+	}
+	return makeCursor(order, group, point{value, articleID}), nil
 }

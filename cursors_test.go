@@ -204,3 +204,37 @@ func TestCursorWalkUnderWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestCursorAfterIsThePagesCursor: the cursor after a numbered page's last
+// article is the one the cursor page gives, for the site and a group, and
+// goes on to the next page.
+func TestCursorAfterIsThePagesCursor(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2), voting.WithOrders(voting.ByHot), voting.WithLiveGroups())
+	for i := range 5 {
+		e.post("alice", fmt.Sprintf("a%d", i), "go")
+		e.advance(time.Minute)
+	}
+	for _, group := range []string{"", "go"} {
+		var page []voting.Article
+		var next string
+		var err error
+		if group == "" {
+			page, next, err = e.store.GetArticlesAfter(ctx, voting.ByHot, "")
+		} else {
+			page, next, err = e.store.GetGroupArticlesAfter(ctx, group, voting.ByHot, "")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.store.CursorAfter(ctx, voting.ByHot, group, page[len(page)-1].ID)
+		if err != nil || got != next {
+			t.Errorf("group %q: CursorAfter = %q, %v; want the page's %q", group, got, err, next)
+		}
+	}
+	if _, err := e.store.CursorAfter(ctx, voting.ByHot, "", "99"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("CursorAfter of no article = %v, want ErrNotFound", err)
+	}
+	if _, err := e.store.CursorAfter(ctx, voting.ByVotes, "", "1"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("CursorAfter of an order not kept = %v, want ErrInvalid", err)
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/articlevote/voting"
+)
+
+// reply writes v as JSON with the status code.
+func reply(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// apiFail writes err as {"error": "..."} with its status.
+func apiFail(w http.ResponseWriter, err error) {
+	reply(w, status(err), map[string]string{"error": err.Error()})
+}
+
+// decode reads a request's JSON body into v: one object of known fields.
+func decode(r *http.Request, v any) error {
+	d := json.NewDecoder(r.Body)
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
+		}
+		return fmt.Errorf("%w: the body is not the JSON object wanted: %v", voting.ErrInvalid, err)
+	}
+	return nil
+}
+
+func (s *server) apiLogin(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		User string `json:"user"`
+	}
+	err := decode(r, &body)
+	if err == nil {
+		err = checkName(body.User)
+	}
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	s.setSession(w, body.User)
+	reply(w, http.StatusOK, map[string]string{"user": body.User})
+}
+
+func (s *server) apiList(w http.ResponseWriter, r *http.Request) {
+	l, err := s.list(r.Context(), r.PathValue("group"), r.URL.Query())
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, l)
+}
+
+func (s *server) apiArticle(w http.ResponseWriter, r *http.Request) {
+	v, err := s.view(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, v)
+}
+
+func (s *server) apiPost(w http.ResponseWriter, r *http.Request) {
+	user := s.viewer(r)
+	if user == "" {
+		apiFail(w, errNoSession)
+		return
+	}
+	var sub submission
+	if err := decode(r, &sub); err != nil {
+		apiFail(w, err)
+		return
+	}
+	a, err := s.post(r.Context(), user, sub)
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/articles/"+a.ID)
+	reply(w, http.StatusCreated, a)
+}
+
+func (s *server) apiVote(w http.ResponseWriter, r *http.Request) {
+	user := s.viewer(r)
+	if user == "" {
+		apiFail(w, errNoSession)
+		return
+	}
+	var body struct {
+		Direction voting.Direction `json:"direction"`
+	}
+	if err := decode(r, &body); err != nil {
+		apiFail(w, err)
+		return
+	}
+	a, err := s.vote(r.Context(), user, r.PathValue("id"), body.Direction)
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, a)
+}
+
+func (s *server) apiDelete(w http.ResponseWriter, r *http.Request) {
+	if err := s.remove(r.Context(), s.viewer(r), r.PathValue("id")); err != nil {
+		apiFail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// page reads the query's page number, 1 if none.
+func page(r *http.Request) (int, error) {
+	p := r.URL.Query().Get("page")
+	if p == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: page %q is no page number", voting.ErrInvalid, p)
+	}
+	return n, nil
+}
+
+func (s *server) apiUser(w http.ResponseWriter, r *http.Request) {
+	n, err := page(r)
+	var p profile
+	if err == nil {
+		p, err = s.profile(r.Context(), r.PathValue("user"), n)
+	}
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, p)
+}
+
+func (s *server) apiUserVotes(w http.ResponseWriter, r *http.Request) {
+	n, err := page(r)
+	var votes []voting.UserVote
+	if err == nil {
+		votes, err = s.store.UserHistory(r.Context(), r.PathValue("user"), n)
+	}
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{"user": r.PathValue("user"), "page": n, "votes": votes})
+}

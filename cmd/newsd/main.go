@@ -1,0 +1,172 @@
+// Command newsd is a small news site on the voting library, the way a Go
+// service would use it: a front page with a tab per order, group pages, an
+// article page with its rank, a submit form, user pages with posts, karma
+// and votes, a name-only login, and a JSON API under /api/ with the names
+// Reddit's and Lemmy's APIs use.
+//
+// With no flags it serves on 127.0.0.1:8080 from an embedded Redis
+// (miniredis) filled with sample articles, groups, users and votes, and
+// needs nothing installed:
+//
+//	go run ./cmd/newsd
+//
+// With -redis it serves from a real server instead, under -prefix (a fresh
+// newsd:<random>: by default), and writes only under that prefix; with
+// -seed 0 it adds no sample data.
+//
+// It is a demonstration: a login is a name with no password, and there are
+// no rate limits. Every write needs a session, and checks that it comes
+// from the site's own pages (http.CrossOriginProtection).
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "newsd:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command's flags.
+type config struct {
+	http, redisAddr, prefix string
+	seed                    int
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("newsd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.http, "http", "127.0.0.1:8080", "address to serve on")
+	fs.StringVar(&c.redisAddr, "redis", "", "address of a real Redis `host:port` (default: embedded miniredis)")
+	fs.StringVar(&c.prefix, "prefix", "", "key prefix (default: none on miniredis, a fresh newsd:<random>: on -redis)")
+	fs.IntVar(&c.seed, "seed", 300, "sample articles to post at start")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.seed < 0 {
+		return c, fmt.Errorf("-seed %d is negative", c.seed)
+	}
+	return c, nil
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	pool, where, closeRedis, err := openRedis(&c)
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+	store, err := newStore(pool, c.prefix, time.Now)
+	if err != nil {
+		return err
+	}
+	if c.seed > 0 {
+		if err := seed(ctx, pool, c.prefix, c.seed, time.Now()); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.http)
+	if err != nil {
+		return err
+	}
+	n, _ := store.CountArticles(ctx, voting.ByTime)
+	groups, _ := store.CountGroups(ctx)
+	fmt.Fprintf(stdout, "newsd: serving http://%s from %s (prefix %q): %d articles in %d groups\n",
+		ln.Addr(), where, c.prefix, n, groups)
+	srv := newHTTPServer(newServer(store, secret))
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newHTTPServer is the site's server, with timeouts that a slow client
+// cannot hold a connection past.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+}
+
+// openRedis opens the pool: an embedded miniredis, or the server of
+// -redis. It gives where that is, for the start-up line.
+func openRedis(c *config) (pool *redis.Pool, where string, closeRedis func(), err error) {
+	addr, where := c.redisAddr, "a real Redis at "+c.redisAddr
+	closeRedis = func() {}
+	if addr == "" {
+		mr := miniredis.NewMiniRedis()
+		if err := mr.Start(); err != nil {
+			return nil, "", nil, err
+		}
+		addr, where, closeRedis = mr.Addr(), "an embedded Redis (miniredis)", mr.Close
+	} else if c.prefix == "" {
+		b := make([]byte, 4)
+		rand.Read(b)
+		c.prefix = "newsd:" + hex.EncodeToString(b) + ":"
+	}
+	pool = &redis.Pool{
+		MaxIdle:     64,
+		IdleTimeout: time.Minute,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", addr,
+				redis.DialReadTimeout(5*time.Second), redis.DialWriteTimeout(5*time.Second))
+		},
+	}
+	closePool := closeRedis
+	return pool, where, func() { pool.Close(); closePool() }, nil
+}
+
+// newStore is the site's Store: every order, live groups, karma, unique
+// links and a month of each user's votes.
+func newStore(pool voting.Pool, prefix string, now func() time.Time) (*voting.Store, error) {
+	return voting.New(pool,
+		voting.WithPrefix(prefix),
+		voting.WithClock(now),
+		voting.WithOrders(voting.Orders()...),
+		voting.WithLiveGroups(),
+		voting.WithKarma(),
+		voting.WithUniqueLinks(),
+		voting.WithUserHistory(30*24*time.Hour),
+		voting.WithPageSize(20),
+	)
+}

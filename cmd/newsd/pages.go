@@ -1,0 +1,225 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/articlevote/voting"
+)
+
+// pageData is what a page's template reads.
+type pageData struct {
+	Title   string
+	Viewer  string
+	Groups  []voting.GroupSize // the sidebar
+	Tabs    []string
+	Base    string // the listing's path: "/" or "/g/<group>"
+	List    *listing
+	Votes   map[string]string // the viewer's votes by article id: "up", "down"
+	Article *articleView
+	InGroup []string // the article's groups
+	Profile *profile
+	History []voting.UserVote
+	Form    submission
+	Error   string
+	Back    string // the page's own path and query, for its forms to come back to
+}
+
+// A row is one article of a list as the "row" template reads it: the
+// article, the viewer's votes and the page to come back to.
+type row struct {
+	voting.Article
+	Votes map[string]string
+	Back  string
+}
+
+func rowData(p *pageData, a voting.Article) row { return row{a, p.Votes, p.Back} }
+
+// pageNumbers are the page numbers a list shows: the first, the last, and
+// those near the current one.
+func pageNumbers(current, pages int) []int {
+	var out []int
+	for n := 1; n <= pages; n++ {
+		if n == 1 || n == pages || n >= current-3 && n <= current+3 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// render writes the page name with data, the viewer and the sidebar.
+func (s *server) render(w http.ResponseWriter, r *http.Request, code int, name string, data *pageData) {
+	data.Viewer = s.viewer(r)
+	data.Tabs = tabs
+	data.Back = r.URL.RequestURI()
+	if groups, err := s.store.Groups(r.Context(), 1); err == nil {
+		data.Groups = groups
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := s.pages.ExecuteTemplate(w, name, data); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// fail writes err's page, with its status.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	s.render(w, r, status(err), "error.html", &pageData{Title: "Error", Error: err.Error()})
+}
+
+// votes reads the viewer's votes on the articles.
+func (s *server) votes(r *http.Request, articles []voting.Article) map[string]string {
+	viewer := s.viewer(r)
+	if viewer == "" || len(articles) == 0 {
+		return nil
+	}
+	ids := make([]string, len(articles))
+	for i, a := range articles {
+		ids[i] = a.ID
+	}
+	dirs, err := s.store.UserVotes(r.Context(), viewer, ids...)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for i, d := range dirs {
+		out[ids[i]] = dirName(d)
+	}
+	return out
+}
+
+func (s *server) frontPage(w http.ResponseWriter, r *http.Request) { s.listPage(w, r, "") }
+
+func (s *server) groupPage(w http.ResponseWriter, r *http.Request) {
+	s.listPage(w, r, r.PathValue("group"))
+}
+
+func (s *server) listPage(w http.ResponseWriter, r *http.Request, group string) {
+	l, err := s.list(r.Context(), group, r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := &pageData{Title: "News", Base: "/", List: &l, Votes: s.votes(r, l.Articles)}
+	if group != "" {
+		data.Title, data.Base = group, "/g/"+group
+	}
+	s.render(w, r, http.StatusOK, "list.html", data)
+}
+
+func (s *server) articlePage(w http.ResponseWriter, r *http.Request) {
+	v, err := s.view(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	groups, err := s.store.ArticleGroups(r.Context(), v.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "article.html", &pageData{Title: v.Title, Article: &v, InGroup: groups,
+		Votes: s.votes(r, []voting.Article{v.Article})})
+}
+
+func (s *server) userPage(w http.ResponseWriter, r *http.Request) {
+	user := r.PathValue("user")
+	p, err := s.profile(r.Context(), user, 1)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	history, err := s.store.UserHistory(r.Context(), user, 1)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "user.html", &pageData{Title: user, Profile: &p, History: history,
+		Votes: s.votes(r, p.Articles)})
+}
+
+func (s *server) submitPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "submit.html", &pageData{Title: "Submit"})
+}
+
+func (s *server) submitForm(w http.ResponseWriter, r *http.Request) {
+	sub := submission{Title: r.PostFormValue("title"), Link: r.PostFormValue("link")}
+	for _, g := range strings.FieldsFunc(r.PostFormValue("groups"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		sub.Groups = append(sub.Groups, g)
+	}
+	a, err := s.post(r.Context(), s.viewer(r), sub)
+	if err != nil {
+		s.render(w, r, status(err), "submit.html", &pageData{Title: "Submit", Form: sub, Error: err.Error()})
+		return
+	}
+	http.Redirect(w, r, "/a/"+a.ID, http.StatusSeeOther)
+}
+
+func (s *server) loginPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "login.html", &pageData{Title: "Log in"})
+}
+
+func (s *server) loginForm(w http.ResponseWriter, r *http.Request) {
+	user := r.PostFormValue("user")
+	if err := checkName(user); err != nil {
+		s.render(w, r, http.StatusBadRequest, "login.html", &pageData{Title: "Log in", Error: err.Error()})
+		return
+	}
+	s.setSession(w, user)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *server) logoutForm(w http.ResponseWriter, r *http.Request) {
+	s.setSession(w, "")
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *server) voteForm(w http.ResponseWriter, r *http.Request) {
+	dir, err := voting.ParseDirection(r.PostFormValue("dir"))
+	if err == nil {
+		_, err = s.vote(r.Context(), s.viewer(r), r.PathValue("id"), dir)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, back(r), http.StatusSeeOther)
+}
+
+func (s *server) deleteForm(w http.ResponseWriter, r *http.Request) {
+	if err := s.remove(r.Context(), s.viewer(r), r.PathValue("id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/u/"+s.viewer(r), http.StatusSeeOther)
+}
+
+// back is where a form sends the browser after it: the page it names in
+// "back", if that is a path of this site, else the front page.
+func back(r *http.Request) string {
+	to := r.PostFormValue("back")
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.ContainsAny(to, "\\\r\n") {
+		return "/"
+	}
+	return to
+}
+
+// checkName checks a login's user id by the library's rules for a user,
+// which a read of the user's karma applies without writing anything.
+func checkName(user string) error {
+	if user == "" || len(user) > voting.MaxUserLen || strings.ContainsAny(user, " /?#%\"") ||
+		strings.TrimSpace(user) != user || strconv.Quote(user) != `"`+user+`"` {
+		return &loginError{user}
+	}
+	return nil
+}
+
+// A loginError is a name no one may log in as.
+type loginError struct{ user string }
+
+func (e *loginError) Error() string {
+	return "invalid input: " + strconv.Quote(e.user) + " is no user name: use letters, digits and punctuation, no spaces, slashes or quotes"
+}
+
+func (e *loginError) Unwrap() error { return voting.ErrInvalid }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
+)
+
+// site is a newsd on miniredis, with a clock the test moves, and a client
+// that keeps cookies.
+type site struct {
+	t      *testing.T
+	srv    *httptest.Server
+	store  *voting.Store
+	now    time.Time
+	client *http.Client
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	mr := miniredis.RunT(t)
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }}
+	t.Cleanup(func() { pool.Close() })
+	s := &site{t: t, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	var err error
+	s.store, err = newStore(pool, "", func() time.Time { return s.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv = httptest.NewServer(newServer(s.store, []byte("test secret")))
+	t.Cleanup(s.srv.Close)
+	jar, _ := cookiejar.New(nil)
+	s.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return s
+}
+
+// do sends a request with a JSON body (if body is not nil), as a page of
+// the site would, and gives the status and the body.
+func (s *site) do(method, path string, body any) (int, string) {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = strings.NewReader(string(b))
+	}
+	req, _ := http.NewRequest(method, s.srv.URL+path, r)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	res, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// want sends a request and checks its status, and gives the body.
+func (s *site) want(code int, method, path string, body any) string {
+	s.t.Helper()
+	got, text := s.do(method, path, body)
+	if got != code {
+		s.t.Fatalf("%s %s = %d %s, want %d", method, path, got, text, code)
+	}
+	return text
+}
+
+// wantError checks a request's status and that its body is a JSON error.
+func (s *site) wantError(code int, method, path string, body any) {
+	s.t.Helper()
+	text := s.want(code, method, path, body)
+	var e struct{ Error string }
+	if err := json.Unmarshal([]byte(text), &e); err != nil || e.Error == "" {
+		s.t.Errorf("%s %s: body %q is no JSON error", method, path, text)
+	}
+}
+
+func (s *site) login(user string) {
+	s.t.Helper()
+	s.want(http.StatusOK, "POST", "/api/login", map[string]string{"user": user})
+}
+
+func (s *site) postArticle(title, link string, groups ...string) voting.Article {
+	s.t.Helper()
+	var a voting.Article
+	text := s.want(http.StatusCreated, "POST", "/api/articles", map[string]any{"title": title, "link": link, "groups": groups})
+	if err := json.Unmarshal([]byte(text), &a); err != nil {
+		s.t.Fatal(err)
+	}
+	return a
+}
+
+func TestAPI(t *testing.T) {
+	s := newSite(t)
+	// Every write needs a session.
+	s.wantError(http.StatusUnauthorized, "POST", "/api/articles", map[string]any{"title": "t", "link": "https://example.com/"})
+	s.wantError(http.StatusUnauthorized, "POST", "/api/articles/1/vote", map[string]string{"direction": "up"})
+	s.wantError(http.StatusUnauthorized, "DELETE", "/api/articles/1", nil)
+
+	s.wantError(http.StatusBadRequest, "POST", "/api/login", map[string]string{"user": "a b"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/login", map[string]string{"name": "alice"})
+	s.login("alice")
+	a := s.postArticle("Sorted sets", "https://example.com/zset", "redis")
+	if a.ID != "1" || a.Poster != "alice" || a.Votes != 1 {
+		t.Errorf("posted %+v", a)
+	}
+	s.wantError(http.StatusConflict, "POST", "/api/articles", map[string]any{"title": "again", "link": "https://EXAMPLE.com/zset#x"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles", map[string]any{"title": "", "link": "https://example.com/"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles", map[string]any{"title": "t", "link": "ftp://example.com/"})
+	s.wantError(http.StatusRequestEntityTooLarge, "POST", "/api/articles",
+		map[string]any{"title": strings.Repeat("x", maxBody), "link": "https://example.com/big"})
+	s.now = s.now.Add(time.Minute)
+	b := s.postArticle("Lua", "https://example.com/lua", "redis", "programming")
+
+	// bob votes b up: it moves above a in hot.
+	s.login("bob")
+	var after voting.Article
+	json.Unmarshal([]byte(s.want(http.StatusOK, "POST", "/api/articles/1/vote", map[string]string{"direction": "up"})), &after)
+	if after.Votes != 2 {
+		t.Errorf("after bob's vote: %+v", after)
+	}
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles/1/vote", map[string]string{"direction": "sideways"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles/1/vote", map[string]string{})
+	s.wantError(http.StatusNotFound, "POST", "/api/articles/99/vote", map[string]string{"direction": "up"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles/x/vote", map[string]string{"direction": "up"})
+
+	var l listing
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles?order=hot", nil)), &l)
+	if len(l.Articles) != 2 || l.Articles[0].ID != "1" || l.Page != 1 || l.Pages != 1 || l.Next != "" {
+		t.Errorf("hot = %+v", l)
+	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/groups/programming/articles?order=new", nil)), &l)
+	if len(l.Articles) != 1 || l.Articles[0].ID != b.ID {
+		t.Errorf("programming = %+v", l)
+	}
+	s.wantError(http.StatusBadRequest, "GET", "/api/articles?order=sideways", nil)
+	s.wantError(http.StatusBadRequest, "GET", "/api/articles?page=0", nil)
+	s.wantError(http.StatusBadRequest, "GET", "/api/articles?after=nonsense", nil)
+	s.wantError(http.StatusBadRequest, "GET", "/api/groups/a%20b/articles", nil)
+
+	var v articleView
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles/1", nil)), &v)
+	if v.ID != "1" || v.Rank != 1 {
+		t.Errorf("article 1 = %+v, want rank 1", v)
+	}
+	s.wantError(http.StatusNotFound, "GET", "/api/articles/99", nil)
+
+	// Only the poster deletes.
+	s.wantError(http.StatusForbidden, "DELETE", "/api/articles/1", nil)
+	var p profile
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/alice", nil)), &p)
+	if p.Karma != 1 || p.Posts != 2 || len(p.Articles) != 2 {
+		t.Errorf("alice = %+v, want karma 1 and 2 posts", p)
+	}
+	var votes struct{ Votes []voting.UserVote }
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/bob/votes", nil)), &votes)
+	if len(votes.Votes) != 1 || votes.Votes[0].Article.ID != "1" || votes.Votes[0].Direction != voting.Up {
+		t.Errorf("bob's votes = %+v", votes)
+	}
+	s.wantError(http.StatusBadRequest, "GET", "/api/users/bob/votes?page=x", nil)
+
+	s.login("alice")
+	s.want(http.StatusNoContent, "DELETE", "/api/articles/1", nil)
+	s.wantError(http.StatusNotFound, "DELETE", "/api/articles/1", nil)
+
+	// Voting closes after a week.
+	s.now = s.now.Add(8 * 24 * time.Hour)
+	s.wantError(http.StatusConflict, "POST", "/api/articles/"+b.ID+"/vote", map[string]string{"direction": "down"})
+}
+
+// TestPaging: numbered pages and cursors, with "next" from either.
+func TestPaging(t *testing.T) {
+	s := newSite(t)
+	s.login("alice")
+	for i := range 45 {
+		s.postArticle("story", "https://example.com/"+string(rune('a'+i%26))+strings.Repeat("x", i/26))
+		s.now = s.now.Add(time.Minute)
+	}
+	var l listing
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles?order=new&page=2", nil)), &l)
+	if l.Page != 2 || l.Pages != 3 || len(l.Articles) != 20 || l.Articles[0].ID != "25" || l.Next == "" {
+		t.Fatalf("page 2 = page %d of %d, %d articles from %s, next %q", l.Page, l.Pages, len(l.Articles), l.Articles[0].ID, l.Next)
+	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles?order=new&after="+l.Next, nil)), &l)
+	if len(l.Articles) != 5 || l.Articles[0].ID != "5" || l.Next != "" {
+		t.Errorf("after page 2: %d articles from %s, next %q", len(l.Articles), l.Articles[0].ID, l.Next)
+	}
+}
+
+// TestCrossOriginWriteRefused: a write another site's page sends is
+// refused before it is read, session or not.
+func TestCrossOriginWriteRefused(t *testing.T) {
+	s := newSite(t)
+	s.login("alice")
+	for _, h := range []map[string]string{{"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}} {
+		req, _ := http.NewRequest("POST", s.srv.URL+"/api/articles", strings.NewReader(`{"title":"t","link":"https://example.com/x"}`))
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		res, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-origin post with %v = %d, want 403", h, res.StatusCode)
+		}
+	}
+	if n, _ := s.store.CountArticles(context.Background(), voting.ByTime); n != 0 {
+		t.Errorf("a refused write posted %d articles", n)
+	}
+}
+
+// TestForgedSession: a cookie not signed by the server is no session.
+func TestForgedSession(t *testing.T) {
+	s := newSite(t)
+	u, _ := url.Parse(s.srv.URL)
+	s.client.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: "YWxpY2U.AAAA"}})
+	s.wantError(http.StatusUnauthorized, "POST", "/api/articles", map[string]any{"title": "t", "link": "https://example.com/"})
+}
+
+// TestPages: the HTML pages render, escape what users write, and their
+// forms work without JavaScript.
+func TestPages(t *testing.T) {
+	s := newSite(t)
+	form := func(path string, values url.Values) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.srv.URL+path, strings.NewReader(values.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := form("/login", url.Values{"user": {"alice"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login = %d", res.StatusCode)
+	}
+	res := form("/submit", url.Values{"title": {"<script>alert(1)</script>"}, "link": {"https://example.com/x"}, "groups": {"redis, go"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/a/1" {
+		t.Fatalf("submit = %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	for path, wants := range map[string][]string{
+		"/":               {"&lt;script&gt;alert(1)&lt;/script&gt;", `href="/g/redis"`, `class="on">hot`},
+		"/?order=top-day": {`class="on">top-day`},
+		"/g/go":           {"<h1>go</h1>"},
+		"/a/1":            {"#1 on the front page", `id="delete"`},
+		"/u/alice":        {`id="karma">0<`, "up <a href=\"/a/1\">"},
+		"/submit":         {`action="/submit"`},
+		"/login":          {`action="/login"`},
+	} {
+		text := s.want(http.StatusOK, "GET", path, nil)
+		if strings.Contains(text, "<script>alert") {
+			t.Errorf("%s holds the title unescaped", path)
+		}
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", path, want)
+			}
+		}
+	}
+	s.want(http.StatusNotFound, "GET", "/a/99", nil)
+	s.want(http.StatusBadRequest, "GET", "/?order=sideways", nil)
+	if res := form("/a/1/vote", url.Values{"dir": {"down"}, "back": {"/g/go"}}); res.Header.Get("Location") != "/g/go" {
+		t.Errorf("vote form sends back to %q", res.Header.Get("Location"))
+	}
+	if res := form("/a/1/vote", url.Values{"dir": {"up"}, "back": {"//evil.example/"}}); res.Header.Get("Location") != "/" {
+		t.Errorf("vote form sends back to %q, want /", res.Header.Get("Location"))
+	}
+	if res := form("/a/1/delete", nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("delete form = %d", res.StatusCode)
+	}
+	if res := form("/logout", nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("logout = %d", res.StatusCode)
+	}
+	if res := form("/submit", url.Values{"title": {"t"}, "link": {"https://example.com/y"}}); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("submit with no session = %d, want 401", res.StatusCode)
+	}
+}
