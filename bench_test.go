@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -350,6 +351,85 @@ func BenchmarkGetArticles(b *testing.B) {
 			})
 		}
 	})
+}
+
+// BenchmarkArticles: Articles of 25 ids, those of page 1 by score, against
+// that page itself (GetArticles, ByScore), over 1,000 articles, with a PING
+// of the same pool to read them against. VOTING_BENCH_ROUNDS interleaves
+// rounds of the three, each round starting at a different one. Besides
+// trips/op, each reports cmds/op: the Redis commands of one call, recorded
+// before timing.
+func BenchmarkArticles(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		fill(b, e, 1000, 0)
+		s, err := storeOn(e.pool, e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		first, err := s.GetArticles(ctx, 1, voting.ByScore)
+		if err := full(first, err); err != nil {
+			b.Fatal(err)
+		}
+		ids := make([]string, len(first))
+		for i, a := range first {
+			ids[i] = a.ID
+		}
+		// The same articles either way, the same fields and scores.
+		byIDs, err := s.Articles(ctx, ids...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !reflect.DeepEqual(byIDs, first) {
+			b.Fatalf("Articles of page 1's ids gave\n%v\nwant\n%v", byIDs, first)
+		}
+		subs := []struct {
+			name string
+			op   func(s *voting.Store) error
+		}{
+			{"ids-25", func(s *voting.Store) error {
+				articles, err := s.Articles(ctx, ids...)
+				if err == nil && len(articles) != len(ids) {
+					err = fmt.Errorf("%d articles of %d ids", len(articles), len(ids))
+				}
+				return err
+			}},
+			{"page-25", func(s *voting.Store) error { return full(s.GetArticles(ctx, 1, voting.ByScore)) }},
+			{"ping", nil},
+		}
+		for r := range benchRounds(b) {
+			for i := range subs {
+				sub := subs[(r+i)%len(subs)]
+				b.Run(sub.name, func(b *testing.B) {
+					if sub.op == nil {
+						ping(b, e)
+						return
+					}
+					s, trips := counted(b, e)
+					cmds := commandsOf(b, trips, func() error { return sub.op(s) })
+					measure(b, trips, func(int) error { return sub.op(s) })
+					b.ReportMetric(float64(cmds), "cmds/op")
+				})
+			}
+		}
+	})
+}
+
+// commandsOf runs op once, recording it through trips, and returns the
+// Redis commands it sent (a script's own commands are not seen here: its
+// EVALSHA is one).
+func commandsOf(b *testing.B, trips *roundtrip.Pool, op func() error) int {
+	b.Helper()
+	trips.Record()
+	err := op()
+	rec := trips.Recorded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, t := range rec {
+		n += len(t.Commands)
+	}
+	return n
 }
 
 func BenchmarkGetGroupArticles(b *testing.B) {

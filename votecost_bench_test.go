@@ -70,6 +70,7 @@ func voteCostConfigs() []voteCostConfig {
 	return []voteCostConfig{
 		{name: "book", book: true},
 		{name: "default"},
+		{name: "karma", opts: []voting.Option{voting.WithKarma()}},
 		{name: "hot-best", opts: []voting.Option{voting.WithOrders(voting.ByHot, voting.ByBest)}},
 		{name: "orders", opts: []voting.Option{voting.WithOrders(voting.Orders()...)}},
 		{name: "history", opts: []voting.Option{history}},
@@ -424,14 +425,14 @@ func (cg *callgrind) count() (int64, error) {
 }
 
 // readVoteCost works a configuration's figures out of the statistics of
-// votes votes, and fails unless each vote was exactly one EVALSHA that
-// succeeded: a failed call, or an EVAL sent after a NOSCRIPT, would count
-// time and commands that are no vote's.
-func readVoteCost(stats map[string]cmdStat, votes int) (voteCost, error) {
+// votes votes (or posts: what names them), and fails unless each was
+// exactly one EVALSHA that succeeded: a failed call, or an EVAL sent after
+// a NOSCRIPT, would count time and commands that are no vote's.
+func readVoteCost(stats map[string]cmdStat, votes int, what string) (voteCost, error) {
 	ev := stats["evalsha"]
 	if ev.calls != int64(votes) || ev.failed != 0 || ev.rejected != 0 || stats["eval"].calls != 0 {
-		return voteCost{}, fmt.Errorf("%d votes made %d EVALSHA calls (%d failed, %d rejected) and %d EVAL",
-			votes, ev.calls, ev.failed, ev.rejected, stats["eval"].calls)
+		return voteCost{}, fmt.Errorf("%d %s made %d EVALSHA calls (%d failed, %d rejected) and %d EVAL",
+			votes, what, ev.calls, ev.failed, ev.rejected, stats["eval"].calls)
 	}
 	cost := voteCost{usecPerCall: float64(ev.usec) / float64(ev.calls), perCommand: make(map[string]float64)}
 	for name, st := range stats {
@@ -508,7 +509,7 @@ func BenchmarkVoteCost(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					cost, err := readVoteCost(stats, b.N*len(sp.plan))
+					cost, err := readVoteCost(stats, b.N*len(sp.plan), "votes")
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -526,22 +527,23 @@ func BenchmarkVoteCost(b *testing.B) {
 		// On standard output: the log of a benchmark that has
 		// sub-benchmarks shows only with -v.
 		fmt.Printf("BenchmarkVoteCost: the server's cost of a vote, %d articles, %d votes a batch, medians of %d rounds:\n%s",
-			articles, votes, rounds, voteCostTable(configs, costs))
+			articles, votes, rounds, voteCostTable(configs, costs, "vote"))
 	})
 }
 
 // voteCostTable writes the medians over the rounds: each configuration's
 // time per EVALSHA, its ratio to the floor's in the same round, its
-// commands per vote, and the last round's commands one by one; then each
+// commands per vote (or per what), and the last round's commands one by
+// one; then each
 // command whose count per vote differs between rounds. The last round
 // stands for the others: every round casts the same votes on the same
 // articles, so from the second on each meets the state the one before
 // left, while the first meets articles with no down-votes yet, and so
 // runs fewer EXISTS on a down-voter set.
-func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost) string {
+func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost, what string) string {
 	var out strings.Builder
 	w := tabwriter.NewWriter(&out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "config\tusec/evalsha\tx book (min-max)\tcmds/vote (min-max)\tusec in cmds\tinstr/vote\tcommands per vote, last round")
+	fmt.Fprintf(w, "config\tusec/evalsha\tx book (min-max)\tcmds/%[1]s (min-max)\tusec in cmds\tinstr/%[1]s\tcommands per %[1]s, last round\n", what)
 	var varying []string
 	for _, cfg := range configs {
 		var usec, ratios, cmds, cmdUsec, instr []float64
@@ -594,7 +596,7 @@ func voteCostTable(configs []voteCostConfig, costs []map[string]voteCost) string
 	}
 	w.Flush()
 	if len(varying) > 0 {
-		fmt.Fprintf(&out, "commands per vote that differ between rounds: %s\n", strings.Join(varying, "; "))
+		fmt.Fprintf(&out, "commands per %s that differ between rounds: %s\n", what, strings.Join(varying, "; "))
 	}
 	return out.String()
 }
@@ -695,5 +697,97 @@ func BenchmarkVoteAtMaxGroups(b *testing.B) {
 				b.ReportMetric(float64(stats["evalsha"].usec+stats["eval"].usec)/total, "usec/vote")
 			})
 		}
+	})
+}
+
+// A postCostCase is one kind of post BenchmarkPostCost measures: a Store
+// configuration and how many groups each article is posted in.
+type postCostCase struct {
+	name   string
+	opts   []voting.Option
+	groups int
+}
+
+// BenchmarkPostCost: the server's cost of one post, read from INFO
+// commandstats as BenchmarkVoteCost reads a vote's: a default Store
+// posting in no group and in two of twenty, and a Store that keeps karma
+// posting in two, each in a namespace of its own, in batches of 500 posts
+// (50 with -short) by new posters, round by round (VOTING_BENCH_ROUNDS),
+// each round starting at a different case. It reports usec/evalsha and
+// cmds/post for each case in each round, and prints a table of the
+// medians. It needs a real server.
+func BenchmarkPostCost(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		if !e.real() {
+			b.Skip("INFO commandstats needs a real server; set " + redisAddrEnv)
+		}
+		posts := 500
+		if testing.Short() {
+			posts = 50
+		}
+		groups := drawGroups(posts)
+		cases := []postCostCase{
+			{name: "default-groups=0"},
+			{name: "default-groups=2", groups: 2},
+			{name: "karma-groups=2", opts: []voting.Option{voting.WithKarma()}, groups: 2},
+		}
+		spaces := make([]*env, len(cases))
+		configs := make([]voteCostConfig, len(cases))
+		for i, pc := range cases {
+			ns := &env{t: b, pool: e.pool, mr: e.mr, prefix: e.prefix + "post-" + pc.name + "-", clock: &clock{now: start}}
+			s, err := storeOn(e.pool, ns, pc.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ns.store = s
+			// A post before the rounds loads the post script, so that no
+			// EVALSHA of a round fails for want of it.
+			ns.post("warm-up", "Warm-up")
+			spaces[i] = ns
+			configs[i] = voteCostConfig{name: pc.name}
+		}
+		rounds := benchRounds(b)
+		costs := make([]map[string]voteCost, rounds)
+		var posters atomic.Int64
+		for r := range rounds {
+			costs[r] = make(map[string]voteCost)
+			for i := range cases {
+				at := (r + i) % len(cases)
+				pc, ns := cases[at], spaces[at]
+				b.Run(fmt.Sprintf("round=%d/%s", r, pc.name), func(b *testing.B) {
+					c := e.conn()
+					defer c.Close()
+					if _, err := c.Do("CONFIG", "RESETSTAT"); err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for range b.N {
+						for j, g := range groups {
+							ns.advance(time.Second)
+							poster := "p" + strconv.FormatInt(posters.Add(1), 10)
+							if _, err := ns.store.PostArticle(ctx, poster, "Article "+strconv.Itoa(j),
+								"https://example.com/"+poster, g[:pc.groups]...); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					b.StopTimer()
+					stats, err := commandStats(c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cost, err := readVoteCost(stats, b.N*posts, "posts")
+					if err != nil {
+						b.Fatal(err)
+					}
+					costs[r][pc.name] = cost
+					b.ReportMetric(cost.usecPerCall, "usec/evalsha")
+					b.ReportMetric(cost.cmdsPerVote, "cmds/post")
+					b.ReportMetric(float64(posts), "posts/op")
+				})
+			}
+		}
+		fmt.Printf("BenchmarkPostCost: the server's cost of a post, %d posts a batch, medians of %d rounds:\n%s",
+			posts, rounds, voteCostTable(configs, costs, "post"))
 	})
 }

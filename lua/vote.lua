@@ -64,7 +64,13 @@ if ARGV[a] == '1' then
 end
 sent(k - 1, a)
 
-local fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'poster', 'karma')
+-- With karma, the poster and the article's part of karma too.
+local fields, bad
+if karma then
+	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'poster', 'karma')
+else
+	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
+end
 if bad then
 	return bad
 end
