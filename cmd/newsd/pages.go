@@ -144,10 +144,8 @@ func (s *server) submitPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) submitForm(w http.ResponseWriter, r *http.Request) {
-	sub := submission{Title: r.PostFormValue("title"), Link: r.PostFormValue("link")}
-	for _, g := range strings.FieldsFunc(r.PostFormValue("groups"), func(r rune) bool { return r == ',' || r == ' ' }) {
-		sub.Groups = append(sub.Groups, g)
-	}
+	sub := submission{Title: r.PostFormValue("title"), Link: r.PostFormValue("link"),
+		Groups: strings.FieldsFunc(r.PostFormValue("groups"), func(r rune) bool { return r == ',' || r == ' ' })}
 	a, err := s.post(r.Context(), s.viewer(r), sub)
 	if err != nil {
 		s.render(w, r, status(err), "submit.html", &pageData{Title: "Submit", Form: sub, Error: err.Error()})
