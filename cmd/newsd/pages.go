@@ -27,11 +27,11 @@ type pageData struct {
 }
 
 // A row is one article of a list as the "row" template reads it: the
-// article, the viewer's votes and the page to come back to.
+// article, the viewer's votes by article id and the page to come back to.
 type row struct {
 	voting.Article
-	Votes map[string]string
-	Back  string
+	Mine map[string]string
+	Back string
 }
 
 func rowData(p *pageData, a voting.Article) row { return row{a, p.Votes, p.Back} }

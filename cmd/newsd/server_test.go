@@ -256,7 +256,7 @@ func TestPages(t *testing.T) {
 		"/":               {"&lt;script&gt;alert(1)&lt;/script&gt;", `href="/g/redis"`, `class="on">hot`},
 		"/?order=top-day": {`class="on">top-day`},
 		"/g/go":           {"<h1>go</h1>"},
-		"/a/1":            {"#1 on the front page", `id="delete"`},
+		"/a/1":            {"#1 on the front page", `id="delete"`, "1 up, 0 down"},
 		"/u/alice":        {`id="karma">0<`, "up <a href=\"/a/1\">"},
 		"/submit":         {`action="/submit"`},
 		"/login":          {`action="/login"`},
