@@ -11,8 +11,9 @@
 //	go run ./cmd/newsd
 //
 // With -redis it serves from a real server instead, under -prefix (a fresh
-// newsd:<random>: by default), and writes only under that prefix; with
-// -seed 0 it adds no sample data.
+// newsd:<random>: by default, which it prints), and writes only under that
+// prefix; it adds sample data only to an empty namespace, so that a restart
+// with the same -prefix serves what is there, and none with -seed 0.
 //
 // It is a demonstration: a login is a name with no password, and there are
 // no rate limits. Every write needs a session, and checks that it comes
@@ -85,7 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if c.seed > 0 {
+	// Sample data goes only into an empty namespace: a restart on the same
+	// -redis and -prefix serves what is there.
+	had, err := store.CountArticles(ctx, voting.ByTime)
+	if err != nil {
+		return err
+	}
+	if c.seed > 0 && had == 0 {
 		if err := seed(ctx, pool, c.prefix, c.seed, time.Now()); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
