@@ -5,8 +5,8 @@
 //
 //	go run ./cmd/newsload -redis 127.0.0.1:6379
 //
-// Run from the repository's root, it starts newsd itself (go run
-// ./cmd/newsd) on a free port over that Redis, under a fresh prefix with
+// Run from the repository's root, it builds and starts newsd itself
+// (./cmd/newsd) on a free port over that Redis, under a fresh prefix with
 // -seed sample articles, and deletes the prefix's keys at the end; with
 // -newsd URL it loads a newsd already running instead, whose -prefix it
 // must be given. Each operation runs -clients concurrent clients for
@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -126,10 +127,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// startNewsd starts go run ./cmd/newsd on a free port and gives its URL,
-// from the line it prints when it serves.
+// startNewsd builds ./cmd/newsd and starts it on a free port, and gives
+// its URL, from the line it prints when it serves.
 func startNewsd(c config, stderr io.Writer) (stop func(), url string, err error) {
-	cmd := exec.Command("go", "run", "./cmd/newsd", "-http", "127.0.0.1:0", "-redis", c.redisAddr,
+	dir, err := os.MkdirTemp("", "newsload")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir) // the running binary stays open
+	bin := filepath.Join(dir, "newsd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/newsd")
+	build.Stderr = stderr
+	if err := build.Run(); err != nil {
+		return nil, "", fmt.Errorf("build newsd (run newsload from the repository's root): %w", err)
+	}
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0", "-redis", c.redisAddr,
 		"-prefix", c.prefix, "-seed", fmt.Sprint(c.seed))
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
