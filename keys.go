@@ -49,7 +49,9 @@ import "strings"
 // With WithUniqueLinks, the index of links:
 //
 //	links:                hash    field a link as linkKey writes it (scheme and host
-//	                              in lower case, no fragment), value the article's id
+//	                              in lower case, no fragment), value the article's id;
+//	                              the ids of several, oldest first, separated by spaces,
+//	                              where Reindex found a link that more than one had
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:

@@ -57,7 +57,8 @@ func asciiLower(s string) string {
 }
 
 // ArticleByLink returns the article that has the link url (WithUniqueLinks),
-// or the one with the same link by linkKey's rule: another case of the scheme and
+// or the one with the same link by linkKey's rule (where Reindex found
+// several articles with one link, the oldest of them that the index holds): another case of the scheme and
 // host, or another fragment. It takes two round trips. It returns an error
 // wrapping ErrNotFound if no article has it, one wrapping ErrInvalid if the
 // link breaks a post's rules or the Store does not keep links unique, and
@@ -88,8 +89,12 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	if err != nil {
 		return Article{}, err
 	}
-	if checkID(id) != nil {
-		return Article{}, corrupt("%s holds %q for the link, not an article id", s.keys.linkIndex(), id)
+	// The first of the ids that have the link, the oldest where Reindex
+	// found several.
+	if first, _, _ := strings.Cut(id, " "); checkID(first) == nil {
+		id = first
+	} else {
+		return Article{}, corrupt("%s holds %q for the link, not article ids", s.keys.linkIndex(), id)
 	}
 	return s.article(ctx, id)
 }

@@ -113,9 +113,11 @@ func (s *Store) Reindex(ctx context.Context) error {
 // has closed, an article keeps the part it has, and one with none gets its
 // up-votes less its down-votes less one, the post's own up-vote (the book's
 // code allows no other vote by the poster). With unique links, it puts each
-// article's link in the index of links unless an article that exists has
-// it there already, or an older one has it: such an article is counted in
-// Duplicates and named in DuplicateLinks, and keeps its link.
+// article in the index of links, after any article that exists that is
+// there for its link already and any older one with the link: an article
+// that follows another there is counted in Duplicates and named in
+// DuplicateLinks, and keeps its link, which stays taken while any of them
+// has it.
 //
 // Then it finds the namespace's groups with SCAN (on a Redis Cluster, on the
 // node that holds the namespace's slot; SCAN reads every key of that node,
@@ -198,16 +200,20 @@ func (r *reindexRun) finish() error {
 	finish.key(s.keys.reindexProgress(), s.keys.indexedHash())
 	finish.arg(r.run, r.token)
 	finish.names(s.built)
-	st, err := readStatus(s.script(r.ctx, reindexDone, finish))
-	switch {
-	case err != nil:
-		return err
-	case st.word == replySuperseded:
-		return errSuperseded
-	case st.word != replyOK:
-		return st.err()
+	values, err := superseded(s.script(r.ctx, reindexDone, finish))
+	if err == nil {
+		values, err = redis.Scan(values, &r.counts.Duplicates)
 	}
-	return nil
+	// The run's duplicates as its progress held them: every step's.
+	r.counts.DuplicateLinks = nil
+	for ; err == nil && len(values) >= 2; values = values[2:] {
+		var d DuplicateLink
+		if _, err = redis.Scan(values, &d.ID, &d.Holder); err == nil {
+			r.counts.DuplicateLinks = append(r.counts.DuplicateLinks, d)
+		}
+	}
+	sortDuplicates(r.counts.DuplicateLinks)
+	return err
 }
 
 // maxReindexAttempts bounds how often one call of Reindex goes on with a

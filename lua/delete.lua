@@ -17,8 +17,10 @@
 -- Whatever the Store's options, the article leaves its poster's index of
 -- articles (postsPrefix .. poster), its part of the poster's karma goes
 -- (the karma field of its hash), the poster leaves karma: with the last
--- article, and its link leaves the index of links if it names this
--- article: a Store of other options may keep them.
+-- article (unless others outside posts:<user> leave them karma), and its
+-- link leaves the index of links if it names this article (another that
+-- Reindex found with the same link keeps it): a Store of other options may
+-- keep them.
 --
 -- orders are all the orders of the table, each with its index's key after
 -- the prefix:
@@ -106,7 +108,7 @@ if bad then
 	return bad
 end
 -- The poster's index of articles and karma, and the index of links.
-local posts, inPosts, karmaPart, lastPost, linked
+local posts, inPosts, karmaPart, lastPost, linked, linkKeyOf, karmaNow
 if poster then
 	posts = postsPrefix .. poster
 	inPosts, bad = try('ZSCORE', posts, member)
@@ -118,8 +120,7 @@ if poster then
 	if not karmaPart then
 		return 'corrupt ' .. hash .. ' field karma ' .. quote(part) .. ' is not a whole number'
 	end
-	local _
-	_, bad = try('ZSCORE', karma, poster)
+	karmaNow, bad = try('ZSCORE', karma, poster)
 	if bad then
 		return bad
 	end
@@ -130,7 +131,7 @@ if link then
 	if bad then
 		return bad
 	end
-	linked = linked == id and key
+	linkKeyOf, linked = key, unlinked(linked, id)
 end
 
 -- With a history: the voters whose entries go in this step, if there are
@@ -156,13 +157,17 @@ redis.call('DEL', hash, record)
 if inPosts then
 	redis.call('ZREM', posts, member)
 end
-if lastPost then
+-- The poster leaves karma: with their last article, unless articles
+-- outside posts:<user> (the book's, until Reindex) leave them karma.
+if lastPost and karmaNow and tonumber(karmaNow) == karmaPart then
 	redis.call('ZREM', karma, poster)
 elseif karmaPart and karmaPart ~= 0 then
 	redis.call('ZINCRBY', karma, -karmaPart, poster)
 end
 if linked then
-	redis.call('HDEL', links, linked)
+	redis.call('HSET', links, linkKeyOf, linked)
+elseif linked == false then
+	redis.call('HDEL', links, linkKeyOf)
 end
 for _, index in ipairs(indexes) do
 	redis.call('ZREM', index, member)

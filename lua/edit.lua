@@ -6,7 +6,8 @@
 -- ARGV: member, id, title, link, unique ('1' for unique links, else '0')
 --
 -- A new link (one whose key, linkKey, is not the old one's) frees the old
--- one in the index of links, if it names this article. With unique links
+-- one in the index of links, if it names this article (another that
+-- Reindex found with the same link keeps it). With unique links
 -- the new one is refused, naming the article that has it, if the index
 -- names another, and else takes the old one's place there; without them
 -- the index no longer holds every article's link, and its mark in indexed:
@@ -26,18 +27,18 @@ if bad then
 	return bad
 end
 local newKey, oldKey = linkKey(link), old and linkKey(old)
-local free, unmark = false, {}
+local free, unmark = nil, {} -- free: what the old link's field becomes (unlinked)
 if newKey ~= oldKey then
 	local linked
 	linked, bad = try('HGET', links, newKey)
 	if bad then
 		return bad
 	end
-	if unique and linked and linked ~= id then
-		return 'duplicate ' .. linked
+	if unique and linked then
+		return 'duplicate ' .. linkIDs(linked)[1]
 	end
 	if oldKey then
-		free = redis.call('HGET', links, oldKey) == id
+		free = unlinked(redis.call('HGET', links, oldKey), id)
 	end
 	if not unique then
 		unmark, bad = builtAmong(indexed, {'links'})
@@ -49,6 +50,8 @@ end
 
 redis.call('HSET', hash, 'title', title, 'link', link)
 if free then
+	redis.call('HSET', links, oldKey, free)
+elseif free == false then
 	redis.call('HDEL', links, oldKey)
 end
 if unique and newKey ~= oldKey then

@@ -483,6 +483,44 @@ local function leaving(groupPrefix, name, member, sets, left)
 	end
 end
 
+-- linkIDs reads a field of the index of links: the ids of the articles
+-- that have the link, separated by spaces (more than one only where
+-- Reindex found several articles with a link, the oldest first); {} for
+-- none.
+local function linkIDs(field)
+	local ids = {}
+	for id in string.gmatch(field or '', '%S+') do
+		ids[#ids + 1] = id
+	end
+	return ids
+end
+
+-- unlinked is what a field of the index of links becomes when the article
+-- id gives up the link: nil if the field does not name it (nothing to
+-- write), false if no article is left (the field goes), else the others.
+local function unlinked(field, id)
+	local rest, had = {}, false
+	for _, other in ipairs(linkIDs(field)) do
+		if other == id then
+			had = true
+		else
+			rest[#rest + 1] = other
+		end
+	end
+	if not had then
+		return nil
+	end
+	return #rest > 0 and table.concat(rest, ' ')
+end
+
+-- asciiLower is s with its ASCII letters in lower case and every other
+-- byte as it is, as Go's asciiLower (string.lower may follow a locale).
+local function asciiLower(s)
+	return (string.gsub(s, '[A-Z]', function(c)
+		return string.char(string.byte(c) + 32)
+	end))
+end
+
 -- linkKey is a link's field in the index of links (WithUniqueLinks), as
 -- Go's linkKey writes it: the link without its fragment, and with the
 -- ASCII letters of its scheme and host in lower case.
@@ -498,7 +536,7 @@ local function linkKey(link)
 	if not user then
 		user, host = '', authority
 	end
-	return string.lower(scheme) .. '://' .. user .. string.lower(host) .. tail
+	return asciiLower(scheme) .. '://' .. user .. asciiLower(host) .. tail
 end
 
 -- markField is the field of trimmed: that holds the mark of a window order's

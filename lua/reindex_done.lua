@@ -1,9 +1,13 @@
 -- reindex_done.lua: completes a run of Reindex: it marks built each index
 -- the run built, one that the run's start marked '0:' .. token (being built
 -- by this run) and that no write has taken away since, and deletes the
--- run's progress. If the progress is of another run (a later run started
--- in its place, or this one is complete already), it writes nothing and
--- answers 'superseded': the caller goes on with the run there is.
+-- run's progress, answering the run's counts of duplicate links and the
+-- duplicates it named, each an id and the id of the first article with its
+-- link (from the progress, which every step wrote, so that none a late
+-- step of a cut-short call wrote is missed). If the progress is of
+-- another run (a later run started in its place, or this one is complete
+-- already), it writes nothing and answers 'superseded': the caller goes on
+-- with the run there is.
 --
 -- KEYS: progress, indexed
 -- ARGV: run, token, built[]: field
@@ -36,8 +40,18 @@ if built.n > 0 then
 	end
 end
 
+local all = redis.call('HGETALL', progress)
+local report = {'0'}
+for i = 1, #all, 2 do
+	local field, v = all[i], all[i + 1]
+	if field == 'duplicates' then
+		report[1] = v
+	elseif string.sub(field, 1, 10) == 'duplicate:' then
+		report[#report + 1], report[#report + 2] = string.sub(field, 11), v
+	end
+end
 redis.call('DEL', progress)
 if #set > 0 then
 	redis.call('HSET', indexed, unpack(set))
 end
-return 'ok'
+return report

@@ -12,10 +12,10 @@
 -- open (its voter sets say what the poster's own vote is), or if it has
 -- none yet (taking the poster's own vote to be the post's up-vote, as the
 -- book's code has it), and moves the poster's karma to match; with unique
--- links it puts the article's link in the index of links unless an
--- article that exists has it there already, or an older one this step
--- walked: then it counts the article, and names it in progress (field
--- "duplicate:<id>", the id of the article that has the link), up to
+-- links it puts the article's id in the index of links, after the ids of
+-- the articles that exist that are there already: one that joins another
+-- there is a duplicate, counted and named in progress (field
+-- "duplicate:<id>", the id of the first article with the link), up to
 -- maxDuplicates of them.
 --
 -- KEYS: byTime, byScore, trimmed, progress, orders[].index, karma (with
@@ -134,8 +134,8 @@ for i = 1, #walked, 2 do
 end
 local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) or {}
 local articles, skipped = {}, 0
-local posts, parts, claims, duplicates = {}, {}, {}, {} -- what the article's poster and link take
-local claimed = {} -- the links this step gives an article, by key
+local posts, parts, duplicates = {}, {}, {} -- what the article's poster and link take
+local claimed, changed = {}, {} -- the ids of each link this step met, by key; those keys
 for i, member in ipairs(members) do
 	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'poster', 'karma', 'link')
 	local posted, ups, downs
@@ -184,20 +184,30 @@ for i, member in ipairs(members) do
 			end
 		end
 		if links and f[6] then
+			-- The ids that have the link: those of the index whose articles
+			-- exist (one that is gone frees its link), then this one.
 			local key = linkKey(f[6])
-			local holder = claimed[key]
-			if not holder then
-				holder = redis.call('HGET', links, key)
-				if holder and holder ~= id and redis.call('EXISTS', articlePrefix .. holder) == 0 then
-					holder = nil -- an article that is gone frees its link
+			local ids = claimed[key]
+			if not ids then
+				ids = {}
+				for _, other in ipairs(linkIDs(redis.call('HGET', links, key))) do
+					if other == id or redis.call('EXISTS', articlePrefix .. other) == 1 then
+						ids[#ids + 1] = other
+					end
 				end
+				claimed[key] = ids
+				changed[#changed + 1] = key
 			end
-			if holder and holder ~= id then
-				duplicates[#duplicates + 1] = {id, holder}
-			elseif not holder then
-				claims[#claims + 1], claims[#claims + 2] = key, id
+			local has = false
+			for _, other in ipairs(ids) do
+				has = has or other == id
 			end
-			claimed[key] = holder or id
+			if not has then
+				if #ids > 0 then
+					duplicates[#duplicates + 1] = {id, ids[1]}
+				end
+				ids[#ids + 1] = id
+			end
 		end
 	end
 end
@@ -226,8 +236,12 @@ for _, p in ipairs(parts) do
 	redis.call('HSET', p[1], 'karma', string.format('%d', p[3]))
 	redis.call('ZINCRBY', karma, p[4], p[2])
 end
-if #claims > 0 then
-	redis.call('HSET', links, unpack(claims))
+if #changed > 0 then
+	local linkFields = {}
+	for _, key in ipairs(changed) do
+		linkFields[#linkFields + 1], linkFields[#linkFields + 2] = key, table.concat(claimed[key], ' ')
+	end
+	redis.call('HSET', links, unpack(linkFields))
 end
 local found, named = '0', {}
 if #duplicates > 0 then
