@@ -85,10 +85,13 @@ func wantValue(kind indexKind, posted, ups, downs, score float64) (want float64,
 }
 
 // valueMatches reports whether got, a value of an index of the kind, is the
-// one wantValue gives: exactly, or for an inexact kind to within rounding.
+// one wantValue gives: exactly, or for an inexact kind to within rounding,
+// relative, or absolute near 0.
 func valueMatches(kind indexKind, got, posted, ups, downs, score float64) bool {
 	want, exact := wantValue(kind, posted, ups, downs, score)
-	return got == want || !exact && math.Abs(got-want) <= 1e-9*math.Max(math.Abs(got), math.Abs(want))
+	// Near 0 (best with no up-votes: 0 in Lua, -4e-17 in Go) the rounding
+	// is absolute.
+	return got == want || !exact && math.Abs(got-want) <= 1e-9*math.Max(1, math.Max(math.Abs(got), math.Abs(want)))
 }
 
 // TestValueOfEachKind: for every kind of index the orders table names, the

@@ -511,3 +511,43 @@ func TestGroupSizesOfBookMembers(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// TestInvariantsOfBestWithNoUpVote: best of no up-vote and a down-vote is
+// 0 in Lua and a rounding below it in Go; the checker takes them as one.
+func TestInvariantsOfBestWithNoUpVote(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...))
+	id := e.post("alice", "a")
+	e.vote("alice", id, voting.None)
+	e.vote("bob", id, voting.Down)
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexGivesATiedLinkToTheLowestID: of two articles with one link
+// posted at the same moment, the first posted (the lower id) keeps it,
+// though the walk meets article:10 before article:9.
+func TestReindexGivesATiedLinkToTheLowestID(t *testing.T) {
+	e := newEnv(t)
+	for i := range 8 {
+		if _, err := postLink(e, e.store, "alice", fmt.Sprintf("https://filler.example/%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := postLink(e, e.store, "alice", "https://tie.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := postLink(e, e.store, "bob", "https://tie.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.with(voting.WithUniqueLinks()).ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []voting.DuplicateLink{{ID: second, Holder: first}}; fmt.Sprint(p.DuplicateLinks) != fmt.Sprint(want) {
+		t.Errorf("DuplicateLinks = %v, want %v (article %s was posted first)", p.DuplicateLinks, want, first)
+	}
+	if got := e.hash(e.key("links:"))["https://tie.example/"]; got != first+" "+second {
+		t.Errorf("the link's field = %q, want %q", got, first+" "+second)
+	}
+}

@@ -136,6 +136,7 @@ local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) 
 local articles, skipped = {}, 0
 local posts, parts, duplicates = {}, {}, {} -- what the article's poster and link take
 local claimed, changed = {}, {} -- the ids of each link this step met, by key; those keys
+local linked = {} -- each article's posting time, id and link key, with unique links
 for i, member in ipairs(members) do
 	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'poster', 'karma', 'link')
 	local posted, ups, downs
@@ -184,31 +185,44 @@ for i, member in ipairs(members) do
 			end
 		end
 		if links and f[6] then
-			-- The ids that have the link: those of the index whose articles
-			-- exist (one that is gone frees its link), then this one.
-			local key = linkKey(f[6])
-			local ids = claimed[key]
-			if not ids then
-				ids = {}
-				for _, other in ipairs(linkIDs(redis.call('HGET', links, key))) do
-					if other == id or redis.call('EXISTS', articlePrefix .. other) == 1 then
-						ids[#ids + 1] = other
-					end
-				end
-				claimed[key] = ids
-				changed[#changed + 1] = key
-			end
-			local has = false
-			for _, other in ipairs(ids) do
-				has = has or other == id
-			end
-			if not has then
-				if #ids > 0 then
-					duplicates[#duplicates + 1] = {id, ids[1]}
-				end
-				ids[#ids + 1] = id
+			linked[#linked + 1] = {tonumber(walked[2 * i]), id, linkKey(f[6])}
+		end
+	end
+end
+
+-- The links, the oldest article first, and of those posted at one time the
+-- lowest id (the walk gives them in the order of their keys, where
+-- article:10 comes before article:9). The ids that have a link: those of
+-- the index whose articles exist (one that is gone frees its link), then
+-- each article the step meets with it.
+table.sort(linked, function(x, y)
+	if x[1] ~= y[1] then
+		return x[1] < y[1]
+	end
+	return #x[2] < #y[2] or #x[2] == #y[2] and x[2] < y[2]
+end)
+for _, l in ipairs(linked) do
+	local id, key = l[2], l[3]
+	local ids = claimed[key]
+	if not ids then
+		ids = {}
+		for _, other in ipairs(linkIDs(redis.call('HGET', links, key))) do
+			if other == id or redis.call('EXISTS', articlePrefix .. other) == 1 then
+				ids[#ids + 1] = other
 			end
 		end
+		claimed[key] = ids
+		changed[#changed + 1] = key
+	end
+	local has = false
+	for _, other in ipairs(ids) do
+		has = has or other == id
+	end
+	if not has then
+		if #ids > 0 then
+			duplicates[#duplicates + 1] = {id, ids[1]}
+		end
+		ids[#ids + 1] = id
 	end
 end
 
