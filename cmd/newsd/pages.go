@@ -203,8 +203,9 @@ func back(r *http.Request) string {
 	return to
 }
 
-// checkName checks a login's user id by the library's rules for a user,
-// which a read of the user's karma applies without writing anything.
+// checkName checks a login's name: a user id within the library's length,
+// printable (strconv.Quote leaves it as it is), with no space, and none of
+// the characters a user page's path would need escaped.
 func checkName(user string) error {
 	if user == "" || len(user) > voting.MaxUserLen || strings.ContainsAny(user, " /?#%\"") ||
 		strings.TrimSpace(user) != user || strconv.Quote(user) != `"`+user+`"` {
