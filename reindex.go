@@ -45,10 +45,10 @@ type ReindexProgress struct {
 	Steps int
 	// Done reports that the run is complete: this call finished it.
 	Done bool
-	// Duplicates is the number of articles, with WithUniqueLinks, left out
-	// of the index of links because another article has their link there:
-	// one that was there before the run, or the oldest of those the run
-	// found with it. DuplicateLinks names the first of them, at most
+	// Duplicates is the number of articles, with WithUniqueLinks, whose
+	// link another article has before them in the index of links: one that
+	// was there before the run, or the oldest of those the run found with
+	// it. DuplicateLinks names the first of them, at most
 	// maxReportedDuplicates (100), ordered by id.
 	Duplicates     int
 	DuplicateLinks []DuplicateLink
@@ -79,8 +79,9 @@ func sortDuplicates(d []DuplicateLink) {
 // (see ArticleGroups) from the groups' sets, for articles the book's code
 // put in groups, and the groups' sizes (Groups); and, with live groups
 // (WithLiveGroups), each group's live indexes. So a site written by the
-// book's code switches to live groups with one call. It is ReindexWithProgress with no progress
-// report: it returns nil once the run is complete.
+// book's code switches to live groups with one call. It is
+// ReindexWithProgress with no progress report: it returns nil once the run
+// is complete.
 func (s *Store) Reindex(ctx context.Context) error {
 	_, err := s.ReindexWithProgress(ctx, nil)
 	return err
@@ -206,6 +207,13 @@ func (r *reindexRun) finish() error {
 	}
 	// The run's duplicates as its progress held them: every step's.
 	r.counts.DuplicateLinks = nil
+	return r.duplicates(values, err)
+}
+
+// duplicates adds to the counts the duplicate links of a step's reply,
+// values after the counts: an id and its holder's, for each. err is the
+// reply's.
+func (r *reindexRun) duplicates(values []any, err error) error {
 	for ; err == nil && len(values) >= 2; values = values[2:] {
 		var d DuplicateLink
 		if _, err = redis.Scan(values, &d.ID, &d.Holder); err == nil {
@@ -402,13 +410,7 @@ func (r *reindexRun) walk(batch int) error {
 	if err == nil {
 		values, err = redis.Scan(values, &next, &r.counts.Articles, &r.counts.Skipped, &r.counts.Steps, &r.counts.Duplicates)
 	}
-	for ; err == nil && len(values) >= 2; values = values[2:] {
-		var d DuplicateLink
-		if _, err = redis.Scan(values, &d.ID, &d.Holder); err == nil {
-			r.counts.DuplicateLinks = append(r.counts.DuplicateLinks, d)
-		}
-	}
-	sortDuplicates(r.counts.DuplicateLinks)
+	err = r.duplicates(values, err)
 	if err == nil && next == "" {
 		r.phase = "groups"
 	}
