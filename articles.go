@@ -178,7 +178,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	}
 	k := s.keys
 	member := k.articleHash(articleID)
-	cl := call{keys: []string{member, k.scoreIndex(), k.linkIndex(), k.indexedHash()},
+	cl := call{keys: []string{member, k.scoreIndex(), k.linkIndex(), k.linkShares(), k.indexedHash()},
 		args: []any{member, articleID, title, link, flag(s.unique)}}
 	st, err := readStatus(s.script(ctx, editScript, cl))
 	if err != nil || st.word == replyOK {

@@ -191,3 +191,38 @@ func TestAGroupNamedTwiceCountsOnce(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// TestCallsOneGroupPastMaxGroupsWriteNothing: a post, AddToGroups and
+// RemoveFromGroups naming exactly MaxGroups + 1 distinct groups are
+// refused with ErrInvalid and write nothing; MaxGroups + 1 names of which
+// two are the same are MaxGroups groups, and accepted.
+func TestCallsOneGroupPastMaxGroupsWriteNothing(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("alice", "first", "g1")
+	past := numberedGroups("g", voting.MaxGroups+1)
+	before := e.dump()
+	for name, call := range map[string]func() error{
+		"PostArticle": func() error {
+			_, err := e.store.PostArticle(ctx, "bob", "everywhere", "https://example.com/everywhere", past...)
+			return err
+		},
+		"AddToGroups":      func() error { return e.store.AddToGroups(ctx, id, past...) },
+		"RemoveFromGroups": func() error { return e.store.RemoveFromGroups(ctx, id, past...) },
+	} {
+		if err := call(); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("%s of %d groups: %v, want ErrInvalid", name, len(past), err)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("calls of %d groups changed the key space:\n%s", len(past), dumpDiff(before, after))
+	}
+	repeated := append(numberedGroups("g", voting.MaxGroups), "g1")
+	other, err := e.store.PostArticle(ctx, "bob", "ten", "https://example.com/ten", repeated...)
+	if err != nil {
+		t.Fatalf("a post of %d names, %d of them distinct: %v", len(repeated), voting.MaxGroups, err)
+	}
+	if got, err := e.store.ArticleGroups(ctx, other); err != nil || len(got) != voting.MaxGroups {
+		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}

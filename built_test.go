@@ -7,7 +7,9 @@ package voting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -393,5 +395,72 @@ func TestDeletionLeavesEveryIndex(t *testing.T) {
 		checkListed(t, e.store, "", o, []string{b})
 		checkListed(t, e.store, "g", o, []string{b})
 	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestIndexesUnderAnUnfinishedReindexSaySo: while a run of Reindex that
+// builds an index is unfinished (its mark in indexed: is "0:<token>") the
+// index holds some articles and not others; a listing, a page of a
+// cursor, a count and a rank of it answer ErrNotIndexed, never a partial
+// page, for the site's index and a group's live one, until the run
+// completes.
+func TestIndexesUnderAnUnfinishedReindexSaySo(t *testing.T) {
+	e := newEnv(t)
+	var ids []string
+	for i := range 30 {
+		e.advance(time.Minute)
+		ids = append(ids, e.post("alice", fmt.Sprintf("a%d", i), "g"))
+	}
+	s := e.with(voting.WithOrders(voting.ByVotes, voting.TopWeek), voting.WithLiveGroups())
+	voting.SetBatches(s, 500, 5)
+	cut, cancel := context.WithCancel(ctx)
+	steps := 0
+	_, err := s.ReindexWithProgress(cut, func(p voting.ReindexProgress) {
+		if steps++; p.Articles >= 10 {
+			cancel()
+		}
+	})
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cut-short run: %v", err)
+	}
+	marks := e.hash(e.key("indexed:"))
+	for _, f := range []string{"votes", "top-week", "live:votes", "live:score"} {
+		if !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(marks[f]) {
+			t.Fatalf("indexed: %s = %q, want the run's mark 0:<token>: %v", f, marks[f], marks)
+		}
+	}
+	if n := e.int("ZCARD", e.key("votes:")); n == 0 || n == int64(len(ids)) {
+		t.Fatalf("votes: holds %d of %d articles: the run should have built part of it", n, len(ids))
+	}
+	for _, o := range []voting.Order{voting.ByVotes, voting.TopWeek} {
+		checkNotIndexed(t, s, "", o)
+		if _, _, err := s.GetArticlesAfter(ctx, o, ""); !errors.Is(err, voting.ErrNotIndexed) {
+			t.Errorf("a cursor page by %v = %v, want ErrNotIndexed", o, err)
+		}
+		if _, err := s.Rank(ctx, ids[0], o); !errors.Is(err, voting.ErrNotIndexed) {
+			t.Errorf("Rank of the first article by %v = %v, want ErrNotIndexed", o, err)
+		}
+	}
+	for _, o := range s.Orders() {
+		checkNotIndexed(t, s, "g", o)
+		if _, _, err := s.GetGroupArticlesAfter(ctx, "g", o, ""); !errors.Is(err, voting.ErrNotIndexed) {
+			t.Errorf("a cursor page of g by %v = %v, want ErrNotIndexed", o, err)
+		}
+	}
+	if err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range s.Orders() {
+		page, n, listErr, countErr := listOrCount(s, "g", o)
+		if listErr != nil || countErr != nil || len(page) != voting.DefaultPageSize || n != int64(len(ids)) {
+			t.Errorf("g by %v after the run = %d articles, count %d, %v, %v; want a full page of %d", o, len(page), n, listErr,
+				countErr, len(ids))
+		}
+		if rank, err := s.Rank(ctx, ids[0], o); err != nil || rank < 1 {
+			t.Errorf("Rank by %v after the run = %d, %v", o, rank, err)
+		}
+	}
+	e.store = s
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

@@ -63,7 +63,7 @@ func nodeOf(t *testing.T, cluster *redisc.Cluster, key string) string {
 func TestClusterRefusesPrefixWithoutHashTag(t *testing.T) {
 	cluster := newCluster(t, clusterNodes(t))
 	defer cluster.Close()
-	for _, prefix := range []string{"", "news:", "{}news:", "{news:", "news}:"} {
+	for _, prefix := range []string{"", "news:", "{}news:", "{}:", "{}{news}:", "{news:", "news}:", "}{news:"} {
 		if _, err := voting.New(cluster, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("New on a cluster with prefix %q = %v, want ErrInvalid", prefix, err)
 		}
@@ -72,6 +72,45 @@ func TestClusterRefusesPrefixWithoutHashTag(t *testing.T) {
 		if _, err := voting.New(cluster, voting.WithPrefix(prefix)); err != nil {
 			t.Errorf("New on a cluster with prefix %q: %v", prefix, err)
 		}
+	}
+}
+
+// bindConn is a connection with a cluster client's Bind, which records the
+// keys it is bound by.
+type bindConn struct {
+	redis.Conn
+	bound *[]string
+}
+
+func (c bindConn) Bind(keys ...string) error {
+	*c.bound = append(*c.bound, keys...)
+	return nil
+}
+
+// TestPrefixWithAnEmptyHashTagIsNoTag: Redis Cluster takes "{}" for no hash
+// tag (the slot is then the whole key's), so a prefix whose first braces
+// are empty, "{}:" or "{}{news}:", would spread a namespace's keys over the
+// cluster: New through a cluster client's connections refuses it, as it
+// refuses a prefix with no braces, and takes "{news}:". Through a
+// connection of one server, as a cluster client's would look.
+func TestPrefixWithAnEmptyHashTagIsNoTag(t *testing.T) {
+	e := newEnv(t)
+	var bound []string
+	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return bindConn{c, &bound} }}
+	for _, prefix := range []string{"{}:", "{}{news}:", "x{}y{news}:", "news:", "}{news:"} {
+		if _, err := voting.New(p, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "hash tag") {
+			t.Errorf("New through a cluster client with prefix %q = %v, want ErrInvalid for its hash tag", prefix, err)
+		}
+	}
+	s, err := voting.New(p, voting.WithPrefix("{news}:"))
+	if err != nil {
+		t.Fatalf("New through a cluster client with prefix {news}: %v", err)
+	}
+	if _, err := s.CountArticles(ctx, voting.ByScore); err != nil {
+		t.Fatal(err)
+	}
+	if len(bound) == 0 || bound[len(bound)-1] != "{news}:article:" {
+		t.Errorf("the call bound its connection by %q, want the counter's key", bound)
 	}
 }
 

@@ -51,14 +51,34 @@ type binder interface {
 
 // conn takes a connection from the pool and, on a cluster, binds it to the
 // namespace's slot. The caller releases it.
+//
+// The wait for a connection is part of the call: with a pool that has
+// GetContext, the Store's round-trip limit (WithTimeout) bounds it, as it
+// bounds a round trip, when the context has no earlier deadline, so that a
+// capped pool (MaxActive with Wait) whose connections are all taken cannot
+// hold a call forever. A *redis.Pool that does not wait only dials, which
+// its Dial bounds; only a pool that may wait pays for the timer.
 func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c redis.Conn
 	if p, ok := s.pool.(contextPool); ok {
+		wait := ctx
+		limited := false
+		if rp, ok := s.pool.(*redis.Pool); s.timeout > 0 && (!ok || rp.Wait) {
+			if left, hasDeadline := timeLeft(ctx); !hasDeadline || left > s.timeout {
+				var cancel context.CancelFunc
+				wait, cancel = context.WithTimeout(ctx, s.timeout)
+				defer cancel()
+				limited = true
+			}
+		}
 		var err error
-		if c, err = p.GetContext(ctx); err != nil {
+		if c, err = p.GetContext(wait); err != nil {
+			if limited && ctx.Err() == nil && wait.Err() != nil {
+				return nil, fmt.Errorf("no connection from the pool within %v (WithTimeout): %w", s.timeout, os.ErrDeadlineExceeded)
+			}
 			return nil, contextError(ctx, err) // a dial cut short by the deadline
 		}
 	} else {

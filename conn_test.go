@@ -1064,3 +1064,54 @@ func count(calls []string, names ...string) int {
 	}
 	return n
 }
+
+// TestTimeoutBoundsTheWaitForAConnection: the wait for a connection of a
+// capped pool (MaxActive, Wait) is part of the call, and a call whose
+// context has no deadline, or a later one, waited for it forever. The
+// Store's timeout bounds that wait as it bounds a round trip, and the
+// error says so.
+func TestTimeoutBoundsTheWaitForAConnection(t *testing.T) {
+	e := newEnv(t)
+	base := e.redis()
+	id := e.post("alice", "target", "g")
+	pool := &redis.Pool{MaxActive: 1, Wait: true, Dial: func() (redis.Conn, error) {
+		c := base.Get()
+		return c, c.Err()
+	}}
+	defer pool.Close()
+	const timeout = 200 * time.Millisecond
+	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithTimeout(timeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := pool.Get() // the pool's one connection
+	if _, err := held.Do("PING"); err != nil {
+		t.Fatal(err)
+	}
+	cancelable, cancel := context.WithCancel(ctx)
+	defer cancel()
+	later, cancel2 := context.WithTimeout(ctx, time.Hour)
+	defer cancel2()
+	for cname, cctx := range map[string]context.Context{"background": ctx, "cancelable": cancelable, "later deadline": later} {
+		for name, call := range calls(s, id) {
+			done := make(chan error, 1)
+			began := time.Now()
+			go func() { done <- call(cctx) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "no connection from the pool within 200ms (WithTimeout)") {
+					t.Errorf("%s with a %s context = %v; want the timeout's error", name, cname, err)
+				}
+				if waited := time.Since(began); waited < timeout {
+					t.Errorf("%s with a %s context gave up after %v, before the timeout", name, cname, waited)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s with a %s context still waits for a connection after 5s, with a timeout of %v", name, cname, timeout)
+			}
+		}
+	}
+	held.Close()
+	if _, err := s.Article(ctx, id); err != nil {
+		t.Errorf("Article once the connection is free: %v", err)
+	}
+}

@@ -180,7 +180,7 @@ func parseCursor(cursor string, order Order, group string) (point, error) {
 		}
 		return point{}, invalid("cursor %q is of %s listing by %s, not this one", cursor, what, fields[1])
 	}
-	if v, err := strconv.ParseFloat(fields[3], 64); err != nil || math.IsNaN(v) {
+	if !scoreText(fields[3]) {
 		return point{}, invalid("cursor %q holds no value", cursor)
 	}
 	if fields[4] == "" {
@@ -189,16 +189,61 @@ func parseCursor(cursor string, order Order, group string) (point, error) {
 	return point{fields[3], fields[4]}, nil
 }
 
+// maxScoreText is the longest value a cursor holds, in bytes: Redis writes
+// a score in at most 24 (%.17g), and miniredis in a few more.
+const maxScoreText = 64
+
+// scoreText reports whether v is a value a cursor may hold: a finite
+// number as Redis and miniredis write a score, which both read back as a
+// score: an optional '-', decimal digits with an optional fraction, and an
+// optional exponent. Go's ParseFloat takes more that Redis refuses (hex,
+// underscores, "Inf", "NaN", a sign '+', and a number that underflows to 0,
+// as 1e-400), and Redis takes more that a cursor never holds.
+func scoreText(v string) bool {
+	if v == "" || len(v) > maxScoreText {
+		return false
+	}
+	mantissa, exponent, hasExponent := strings.Cut(strings.ToLower(v), "e")
+	mantissa = strings.TrimPrefix(mantissa, "-")
+	whole, fraction, hasPoint := strings.Cut(mantissa, ".")
+	if exponent != "" && (exponent[0] == '+' || exponent[0] == '-') {
+		exponent = exponent[1:]
+	}
+	if !digits(whole) || hasPoint && !digits(fraction) || hasExponent && (!digits(exponent) || len(exponent) > 3) {
+		return false
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(x, 0) {
+		return false
+	}
+	// An underflow: digits other than 0 that read as 0.
+	return x != 0 || strings.Trim(whole+fraction, "0") == ""
+}
+
+// digits reports whether s is one or more decimal digits.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // CursorAfter returns the cursor of the page that follows the article in
 // the listing of order: the site's or, with group not "", the group's. It
 // is the cursor that a page ending with the article gives, so that a
 // numbered page (GetArticles, GetGroupArticles) can offer a "more" link
 // that goes on by cursor from its last article. It reads the article's
-// entry in the site's index of the order, whose values every listing of
-// the order shares, in one round trip. It returns an error wrapping
-// ErrNotFound if that index does not hold the article, and one wrapping
-// ErrInvalid for an order the Store does not keep or a malformed id or
-// group.
+// entry in the listing's values in one round trip: the site's index of the
+// order, whose values the site's listing and live group indexes share;
+// without live groups, for a group, the book's cached listing, which holds
+// each article's value from when it was built, so that the cursor goes on
+// with the listing the numbered page came from (the site's index if the
+// cache has expired or lacks the article: the next page builds it afresh
+// from those values). It returns an error wrapping ErrNotFound if neither
+// holds the article, and one wrapping ErrInvalid for an order the Store
+// does not keep or a malformed id or group.
 func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID string) (cursor string, err error) {
 	defer func() {
 		if err != nil {
@@ -216,18 +261,29 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 	if err := checkID(articleID); err != nil {
 		return "", err
 	}
-	index := s.keys.index(order)
-	var value string
-	err = s.session(ctx, func(c link) error {
-		var err error
-		value, err = redis.String(c.do("ZSCORE", index, s.keys.articleHash(articleID)))
-		if err == redis.ErrNil {
-			return ErrNotFound
-		}
-		return wrongType(err, index, "ZSCORE")
-	})
+	member := s.keys.articleHash(articleID)
+	cmds := []command{{"ZSCORE", []any{s.keys.index(order), member}}}
+	if group != "" && !s.live {
+		cmds = append(cmds, command{"ZSCORE", []any{s.keys.groupCache(group, order), member}})
+	}
+	replies, err := s.pipeline(ctx, cmds)
+	if err == nil {
+		err = replyError(cmds, replies)
+	}
 	if err != nil {
 		return "", err
 	}
-	return makeCursor(order, group, point{value, articleID}), nil
+	// The cache's value if it holds the article, else the site's.
+	value := replies[len(replies)-1]
+	if value == nil {
+		value = replies[0]
+	}
+	text, err := redis.String(value, nil)
+	if err == redis.ErrNil {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	return makeCursor(order, group, point{text, articleID}), nil
 }

@@ -238,3 +238,90 @@ func TestCursorAfterIsThePagesCursor(t *testing.T) {
 		t.Errorf("CursorAfter of an order not kept = %v, want ErrInvalid", err)
 	}
 }
+
+// TestCursorAfterOnACachedGroupListing: without live groups a group's pages
+// come from the book's cached listing, which holds each article's value
+// from when it was built. The cursor after a numbered page's last article
+// goes on with that listing, its next page, however votes have moved the
+// article in the site's index since: 5 down-votes on the last article of
+// page 1 must not end the walk, 5 up-votes must not repeat page 1.
+func TestCursorAfterOnACachedGroupListing(t *testing.T) {
+	for _, dir := range []voting.Direction{voting.Down, voting.Up} {
+		t.Run(dir.String(), func(t *testing.T) {
+			e := newEnv(t, voting.WithPageSize(3))
+			for i := range 9 {
+				e.advance(time.Minute)
+				e.post("alice", fmt.Sprintf("a%d", i+1), "g")
+			}
+			first, err := e.store.GetGroupArticles(ctx, "g", 1, voting.ByScore)
+			if err != nil || strings.Join(idsOf(first), " ") != "9 8 7" {
+				t.Fatalf("page 1 = %v, %v; want [9 8 7]", idsOf(first), err)
+			}
+			for v := range 5 {
+				e.vote(fmt.Sprintf("voter%d", v), "7", dir)
+			}
+			cursor, err := e.store.CursorAfter(ctx, voting.ByScore, "g", "7")
+			if err != nil {
+				t.Fatal(err)
+			}
+			next, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, cursor)
+			if err != nil || strings.Join(idsOf(next), " ") != "6 5 4" {
+				t.Errorf("the page after 7, %d votes %v later = %v, %v; want the cached page 2, [6 5 4]", 5, dir, idsOf(next), err)
+			}
+			page2, err := e.store.GetGroupArticles(ctx, "g", 2, voting.ByScore)
+			if err != nil || strings.Join(idsOf(page2), " ") != "6 5 4" {
+				t.Errorf("numbered page 2 = %v, %v; want [6 5 4] from the cache", idsOf(page2), err)
+			}
+		})
+	}
+}
+
+// TestCursorValuesRedisRefuses: a cursor whose value Go's ParseFloat
+// reads but Redis refuses as a score (an underflow to 0, underscores, hex,
+// infinity, a decimal of thousands of digits), or that is NaN, is an error
+// wrapping ErrInvalid for the site's listing and a group's, cached and
+// live, and writes nothing: never Redis's own script error. Values as
+// Redis and miniredis write them are taken.
+func TestCursorValuesRedisRefuses(t *testing.T) {
+	refused := []string{
+		"1e-400", "-1e-400", "1_0", "0x1_0p0", "0x10", "0x1p-2", "Inf", "-Inf", "+Inf", "infinity",
+		"NaN", "nan", "+5", ".5", "5.", " 5", "5 ", "1e", "--1", "",
+		"0." + strings.Repeat("0", 5998) + "1", strings.Repeat("9", 6000),
+	}
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) {
+			opts := []voting.Option{voting.WithPageSize(1)}
+			if live {
+				opts = append(opts, voting.WithLiveGroups())
+			}
+			e := newEnv(t, opts...)
+			e.post("alice", "one", "g")
+			e.post("bob", "two", "g")
+			before := e.dump()
+			for _, value := range refused {
+				site := voting.Cursor(voting.ByScore, "", value, "1")
+				if _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, site); !errors.Is(err, voting.ErrInvalid) {
+					t.Errorf("site cursor of value %.40q: %v, want ErrInvalid", value, err)
+				}
+				group := voting.Cursor(voting.ByScore, "g", value, "1")
+				if _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, group); !errors.Is(err, voting.ErrInvalid) {
+					t.Errorf("group cursor of value %.40q: %v, want ErrInvalid", value, err)
+				}
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("refused cursors wrote: %s", dumpDiff(before, after))
+			}
+			for _, value := range []string{"1795306032", "1795306032.5", "-3", "0", "-0", "1.0000000000000001e-05",
+				"1e-310", "2.5E+09", "0.00001"} {
+				site := voting.Cursor(voting.ByScore, "", value, "1")
+				if _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, site); err != nil {
+					t.Errorf("site cursor of value %q: %v", value, err)
+				}
+				group := voting.Cursor(voting.ByScore, "g", value, "1")
+				if _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, group); err != nil {
+					t.Errorf("group cursor of value %q: %v", value, err)
+				}
+			}
+		})
+	}
+}

@@ -70,7 +70,7 @@ func (s *Store) deleteCall(articleID string) call {
 	}
 	var c call
 	c.key(k.articleHash(articleID), k.scoreIndex(), k.timeIndex(), k.votedSet(articleID), k.downvotedSet(articleID),
-		k.groupRecord(articleID), k.groupSizes(), k.karmaIndex(), k.linkIndex())
+		k.groupRecord(articleID), k.groupSizes(), k.karmaIndex(), k.linkIndex(), k.linkShares())
 	// Every order's indexes, site and group, whatever the Store keeps: a
 	// Store of other options may keep them.
 	all := Orders()

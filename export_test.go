@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -22,6 +23,13 @@ func Cursor(o Order, group, value, id string) string {
 
 // LinkKey is a link's field in the index of links.
 func LinkKey(link string) string { return linkKey(link) }
+
+// LinkShare is the member of linkshares: of the article id, posted at
+// posted (Unix seconds), whose link key another article holds: the tests'
+// model of lua/prelude.lua's shareOf.
+func LinkShare(key string, posted float64, id string) string {
+	return key + "\x00" + fmt.Sprintf("%019.6f", posted-minSeconds) + strings.Repeat("0", 19-len(id)) + id
+}
 
 // IndexValue is what the index of order o holds for an article, computed
 // in Go (wantValue in lua_test.go): the tests' one model of it.
@@ -85,6 +93,7 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"userPosts", k.userPosts, "user"},
 		{"karmaIndex", fixed(k.karmaIndex()), ""},
 		{"linkIndex", fixed(k.linkIndex()), ""},
+		{"linkShares", fixed(k.linkShares()), ""},
 		{"pendingVotedSet", k.pendingVotedSet, "id"},
 		{"pendingDownvotedSet", k.pendingDownvotedSet, "id"},
 		{"trimmedHash", fixed(k.trimmedHash()), ""},

@@ -365,7 +365,7 @@ func TestScriptsAreConstants(t *testing.T) {
 // README's ACL example grants exactly these (TestReadmeACLIsTheTestedOne).
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
-	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +zrevrangebyscore +hlen +hdel +zrevrank +zcount"
+	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +hlen +hdel +zrevrank +zcount +zrangebylex +hkeys"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := startServer(t)

@@ -43,9 +43,12 @@ import (
 //     own vote as the voter sets say; karma: gives each poster the sum of
 //     their articles' parts (one whose parts sum to 0 may be missing), and
 //     holds no user without an article;
-//   - every field of links: is the key (linkKey) of the link of each
-//     article it names, each once, which exist; with unique links kept (or
-//     marked built), every article is named in its link key's field;
+//   - every field of links: is the key (linkKey) of the link of the one
+//     article it names, which exists; every member of linkshares: is an
+//     article that exists, with its link's key and its posting time as
+//     shareOf writes them, whose link another article holds in links:; no
+//     article is named twice; with unique links kept (or marked built),
+//     every article holds its link or shares it;
 //   - the id counter is at least every article's id, so that the next post
 //     takes a free id;
 //   - for each order the Store keeps beyond the book's two, every article
@@ -535,28 +538,41 @@ func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articl
 	if err != nil {
 		e.t.Fatalf("HGETALL links: %v", err)
 	}
-	listed := map[string]bool{} // "key id" for each id a field names
-	for key, ids := range linked {
-		if len(strings.Fields(ids)) == 0 {
-			fail("links: gives %q no article", key)
+	listed := map[string]bool{} // "key id" for each article that holds or shares a link
+	for key, id := range linked {
+		link, err := redis.String(c.Do("HGET", e.key("article:"+id), "link"))
+		if _, exists := articles[e.key("article:"+id)]; err != nil || !exists {
+			fail("links: gives %q to article %q, which does not exist", key, id)
+		} else if voting.LinkKey(link) != key {
+			fail("links: gives %q to article %s, whose link is %q", key, id, link)
 		}
-		for _, id := range strings.Fields(ids) {
-			link, err := redis.String(c.Do("HGET", e.key("article:"+id), "link"))
-			if _, exists := articles[e.key("article:"+id)]; err != nil || !exists {
-				fail("links: gives %q to article %s, which does not exist", key, id)
-			} else if voting.LinkKey(link) != key {
-				fail("links: gives %q to article %s, whose link is %q", key, id, link)
-			}
-			if listed[key+" "+id] {
-				fail("links: names article %s twice for %q", id, key)
-			}
-			listed[key+" "+id] = true
+		listed[key+" "+id] = true
+	}
+	shares, err := redis.Strings(c.Do("ZRANGE", e.key("linkshares:"), 0, -1))
+	if err != nil {
+		e.t.Fatalf("ZRANGE linkshares: %v", err)
+	}
+	for _, member := range shares {
+		key, rest, _ := strings.Cut(member, "\x00")
+		id := strings.TrimLeft(rest[min(len(rest), 19):], "0")
+		h, err := redis.StringMap(c.Do("HGETALL", e.key("article:"+id)))
+		posted, perr := strconv.ParseFloat(h["time"], 64)
+		switch {
+		case err != nil || len(h) == 0:
+			fail("linkshares: holds %q, of no article", member)
+		case voting.LinkKey(h["link"]) != key || perr != nil || voting.LinkShare(key, posted, id) != member:
+			fail("linkshares: holds %q, not article %s's link %q posted at %s", member, id, h["link"], h["time"])
+		case linked[key] == "" || linked[key] == id:
+			fail("linkshares: holds article %s for %q, which links: gives to %q", id, key, linked[key])
+		case listed[key+" "+id]:
+			fail("linkshares: names article %s twice for %q", id, key)
 		}
+		listed[key+" "+id] = true
 	}
 	if withLinks {
 		for member, key := range links {
 			if id := strings.TrimPrefix(member, e.key("article:")); !listed[key+" "+id] {
-				fail("links: lacks article %s's link %q", id, key)
+				fail("links: and linkshares: lack article %s's link %q", id, key)
 			}
 		}
 	}

@@ -49,9 +49,14 @@ import "strings"
 // With WithUniqueLinks, the index of links:
 //
 //	links:                hash    field a link as linkKey writes it (scheme and host
-//	                              in lower case, no fragment), value the article's id;
-//	                              the ids of several, oldest first, separated by spaces,
-//	                              where Reindex found a link that more than one had
+//	                              in lower case, no fragment), value the id of the
+//	                              article that holds it
+//	linkshares:           zset    where Reindex found a link that more than one article
+//	                              had, the others, oldest first: each member the link's
+//	                              key, a zero byte, the posting time (seconds from the
+//	                              year 1, %019.6f) and the id (19 digits, zeros in
+//	                              front), all scored 0; the oldest takes the link when
+//	                              its holder gives it up
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:
@@ -91,7 +96,7 @@ type keys struct {
 	// The keys and key prefixes that do not depend on an id or a name,
 	// joined once, since joining strings allocates.
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links                string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links, shares        string
 	indexes                                                                              [len(orders)]string
 }
 
@@ -109,6 +114,7 @@ const (
 	postsPart     = "posts:"
 	karmaPart     = "karma:"
 	linksPart     = "links:"
+	sharesPart    = "linkshares:"
 	historyPart   = "history:"
 	pendingPart   = "deleted:"
 	reindexPart   = "reindex:"
@@ -129,6 +135,7 @@ func newKeys(prefix string) keys {
 		posts:     prefix + postsPart,
 		karma:     prefix + karmaPart,
 		links:     prefix + linksPart,
+		shares:    prefix + sharesPart,
 		history:   prefix + historyPart,
 		reindex:   prefix + reindexPart,
 		indexed:   prefix + indexedPart,
@@ -169,7 +176,7 @@ var keyShapes = func() []keyShape {
 		{votedPart, idTail}, {downvotedPart, idTail},
 		{groupPart, groupTail}, {recordPart, idTail},
 		{historyPart, userTail}, {sizesPart, noTail},
-		{postsPart, userTail}, {karmaPart, noTail}, {linksPart, noTail},
+		{postsPart, userTail}, {karmaPart, noTail}, {linksPart, noTail}, {sharesPart, noTail},
 		{pendingPart + votedPart, idTail}, {pendingPart + downvotedPart, idTail},
 		{trimmedPart, noTail}, {reindexPart, noTail}, {indexedPart, noTail},
 	}
@@ -290,9 +297,12 @@ func (k keys) postsPrefix() string          { return k.posts }
 // karmaIndex is the sorted set of the posters' karma (WithKarma).
 func (k keys) karmaIndex() string { return k.karma }
 
-// linkIndex is the hash from each link's key (linkKey) to its article's
-// id (WithUniqueLinks).
-func (k keys) linkIndex() string { return k.links }
+// linkIndex is the hash from each link's key (linkKey) to the id of the
+// article that holds it (WithUniqueLinks); linkShares is the sorted set of
+// the other articles that Reindex found with a link, in their turn to hold
+// it.
+func (k keys) linkIndex() string  { return k.links }
+func (k keys) linkShares() string { return k.shares }
 
 // pendingVotedSet and pendingDownvotedSet are a deleted article's voter
 // sets, renamed, while DeleteArticle clears their histories.

@@ -57,9 +57,11 @@ func asciiLower(s string) string {
 }
 
 // ArticleByLink returns the article that has the link url (WithUniqueLinks),
-// or the one with the same link by linkKey's rule (where Reindex found
-// several articles with one link, the oldest of them that the index holds): another case of the scheme and
-// host, or another fragment. It takes two round trips. It returns an error
+// or the one with the same link by linkKey's rule: another case of the
+// scheme and host, or another fragment. Where Reindex found several
+// articles with one link, it is the one that holds the link: the oldest,
+// or once that has given the link up (deleted, or edited to another), the
+// oldest of those left. It takes two round trips. It returns an error
 // wrapping ErrNotFound if no article has it, one wrapping ErrInvalid if the
 // link breaks a post's rules or the Store does not keep links unique, and
 // one wrapping ErrNotIndexed if articles were written without unique links
@@ -89,8 +91,8 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	if err != nil {
 		return Article{}, err
 	}
-	// The first of the ids that have the link, the oldest where Reindex
-	// found several.
+	// The holder's id; a field written before linkshares: held the ids of
+	// all that share the link, the holder first.
 	if first, _, _ := strings.Cut(id, " "); checkID(first) == nil {
 		id = first
 	} else {

@@ -211,9 +211,12 @@ func WithUniqueLinks() Option {
 // may take longer in all. It bounds a round trip through the connection's
 // read timeout (redis.ConnWithTimeout, as *redis.Pool's and redisc's
 // connections have); on a connection without one, only the pool's own
-// timeouts bound it. Zero means no bound: a call with a context that has no
-// deadline waits as long as Redis takes. It must not be negative. The
-// default is DefaultTimeout (5s).
+// timeouts bound it. It bounds as well the wait for a connection of a pool
+// that can wait (a *redis.Pool with Wait, or any pool with GetContext but
+// a *redis.Pool that does not wait), whose error says no connection came
+// within the timeout. Zero means no bound: a call with a context that has
+// no deadline waits as long as Redis, or the pool, takes. It must not be
+// negative. The default is DefaultTimeout (5s).
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
 }

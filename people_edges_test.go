@@ -547,7 +547,139 @@ func TestReindexGivesATiedLinkToTheLowestID(t *testing.T) {
 	if want := []voting.DuplicateLink{{ID: second, Holder: first}}; fmt.Sprint(p.DuplicateLinks) != fmt.Sprint(want) {
 		t.Errorf("DuplicateLinks = %v, want %v (article %s was posted first)", p.DuplicateLinks, want, first)
 	}
-	if got := e.hash(e.key("links:"))["https://tie.example/"]; got != first+" "+second {
-		t.Errorf("the link's field = %q, want %q", got, first+" "+second)
+	if got := e.hash(e.key("links:"))["https://tie.example/"]; got != first {
+		t.Errorf("the link's field = %q, want %q", got, first)
+	}
+	if got, want := e.strs("ZRANGE", e.key("linkshares:"), 0, -1), linkShare(e, "https://tie.example/", second); len(got) != 1 || got[0] != want {
+		t.Errorf("linkshares: = %q, want [%q]", got, want)
+	}
+}
+
+// TestALinkSharedByManyStaysTaken: four articles posted with one link
+// before links were kept unique; Reindex gives it to the oldest and the
+// others share it. Deleting one that shares it, then the holder, then
+// editing the next holder's link away leaves the link with the oldest of
+// those left each time, taken while any has it (a post of it refused,
+// naming the holder), and free once the last is deleted.
+func TestALinkSharedByManyStaysTaken(t *testing.T) {
+	e := newEnv(t)
+	var ids []string
+	for _, link := range []string{"https://many.example/x", "https://MANY.example/x#2", "https://many.example/x#3", "HTTPS://many.example/x"} {
+		id, err := postLink(e, e.store, "alice", link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		e.advance(time.Minute)
+	}
+	u := e.with(voting.WithUniqueLinks())
+	e.store = u
+	p, err := u.ReindexWithProgress(ctx, nil)
+	if err != nil || p.Duplicates != 3 {
+		t.Fatalf("Reindex = %+v, %v; want 3 duplicates", p, err)
+	}
+	const key = "https://many.example/x"
+	holds := func(step, holder string, shares ...string) {
+		t.Helper()
+		if got := e.hash(e.key("links:"))[key]; got != holder {
+			t.Errorf("%s: links: gives the link to %q, want %q", step, got, holder)
+		}
+		want := []string{}
+		for _, id := range shares {
+			want = append(want, linkShare(e, key, id))
+		}
+		if got := e.strs("ZRANGE", e.key("linkshares:"), 0, -1); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: linkshares: = %q, want %q", step, got, want)
+		}
+		if holder == "" {
+			return
+		}
+		if a, err := u.ArticleByLink(ctx, key+"#any"); err != nil || a.ID != holder {
+			t.Errorf("%s: ArticleByLink = %q, %v; want %s", step, a.ID, err, holder)
+		}
+		if _, err := postLink(e, u, "carol", key); !errors.Is(err, voting.ErrDuplicate) || !strings.Contains(err.Error(), "article "+holder+" ") {
+			t.Errorf("%s: a post of the link = %v, want ErrDuplicate naming %s", step, err, holder)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	}
+	holds("after Reindex", ids[0], ids[1], ids[2], ids[3])
+	if err := u.DeleteArticle(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	holds("after deleting one that shares it", ids[0], ids[1], ids[3])
+	if err := u.DeleteArticle(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	holds("after deleting the holder", ids[1], ids[3])
+	if err := u.EditArticle(ctx, ids[1], "moved", "https://elsewhere.example/"); err != nil {
+		t.Fatal(err)
+	}
+	holds("after editing the holder's link away", ids[3])
+	if err := u.DeleteArticle(ctx, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	holds("after deleting the last", "")
+	if _, err := u.ArticleByLink(ctx, key); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("ArticleByLink of the freed link = %v, want ErrNotFound", err)
+	}
+	if _, err := postLink(e, u, "carol", key); err != nil {
+		t.Errorf("a post of the freed link: %v", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestLinkSharesOfTheWrongTypeIsRefused: linkshares: of the wrong type
+// stops every write that reads it (an edit of a link and a deletion, of
+// the holder or of one that shares the link, and Reindex) with ErrCorrupt
+// naming it, before anything is written; put back, each succeeds.
+func TestLinkSharesOfTheWrongTypeIsRefused(t *testing.T) {
+	ops := map[string]func(s *voting.Store, ids []string) error{
+		"EditArticle of the holder": func(s *voting.Store, ids []string) error {
+			return s.EditArticle(ctx, ids[0], "moved", "https://elsewhere.example/")
+		},
+		"EditArticle of one that shares it": func(s *voting.Store, ids []string) error {
+			return s.EditArticle(ctx, ids[1], "moved", "https://elsewhere.example/")
+		},
+		"DeleteArticle of the holder":         func(s *voting.Store, ids []string) error { return s.DeleteArticle(ctx, ids[0]) },
+		"DeleteArticle of one that shares it": func(s *voting.Store, ids []string) error { return s.DeleteArticle(ctx, ids[1]) },
+		"Reindex":                             func(s *voting.Store, ids []string) error { return s.Reindex(ctx) },
+	}
+	for name, op := range ops {
+		for _, wrong := range []string{"string", "set"} {
+			t.Run(name+" as a "+wrong, func(t *testing.T) {
+				e := newEnv(t)
+				var ids []string
+				for range 2 {
+					id, err := postLink(e, e.store, "alice", "https://shared.example/")
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, id)
+					e.advance(time.Minute)
+				}
+				u := e.with(voting.WithUniqueLinks())
+				if err := u.Reindex(ctx); err != nil {
+					t.Fatal(err)
+				}
+				key := e.key("linkshares:")
+				restore := e.corruptAs(key, wrong)
+				before := e.dump()
+				err := op(u, ids)
+				if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+					t.Errorf("%s with linkshares: a %s = %v, want ErrCorrupt naming it", name, wrong, err)
+				}
+				if after := e.dump(); name != "Reindex" && after != before {
+					t.Errorf("%s wrote: %s", name, dumpDiff(before, after))
+				} else if dumpLines(after)[key] != dumpLines(before)[key] {
+					t.Errorf("%s wrote %s", name, key)
+				}
+				restore()
+				if err := op(u, ids); err != nil {
+					t.Errorf("%s once linkshares: is sound again: %v", name, err)
+				}
+				e.store = u
+				e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+			})
+		}
 	}
 }

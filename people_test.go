@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -416,10 +417,15 @@ func TestReindexBuildsTheLinkIndex(t *testing.T) {
 	if done.Duplicates != 2 || !reflect.DeepEqual(done.DuplicateLinks, want) {
 		t.Errorf("Reindex reported %d duplicates %v, want 2 %v", done.Duplicates, done.DuplicateLinks, want)
 	}
-	// Each link's field names its articles, the oldest first.
-	if got := e.hash(e.key("links:")); !reflect.DeepEqual(got, map[string]string{"https://a.example/1": ids[0] + " " + ids[2],
-		"https://b.example/": ids[1] + " " + ids[3]}) {
+	// Each link's field names the oldest article with it; the others share
+	// it in linkshares:.
+	if got := e.hash(e.key("links:")); !reflect.DeepEqual(got, map[string]string{"https://a.example/1": ids[0],
+		"https://b.example/": ids[1]}) {
 		t.Errorf("links: = %v", got)
+	}
+	wantShares := []string{linkShare(e, "https://a.example/1", ids[2]), linkShare(e, "https://b.example/", ids[3])}
+	if got := e.strs("ZRANGE", e.key("linkshares:"), 0, -1); !reflect.DeepEqual(got, sorted(wantShares)) {
+		t.Errorf("linkshares: = %q, want %q", got, wantShares)
 	}
 	a, err := u.ArticleByLink(ctx, "https://a.example/1#z")
 	if err != nil || a.ID != ids[0] {
@@ -446,10 +452,24 @@ func TestReindexBuildsTheLinkIndex(t *testing.T) {
 	if _, err := u.ArticleByLink(ctx, "https://d.example/"); !errors.Is(err, voting.ErrNotIndexed) {
 		t.Errorf("ArticleByLink after an edit without unique links = %v, want ErrNotIndexed", err)
 	}
-	// The duplicate that has the old link keeps it.
+	// The duplicate that has the old link takes it, and leaves linkshares:.
 	if got := e.hash(e.key("links:"))["https://a.example/1"]; got != ids[2] {
 		t.Errorf("after the edit the old link names %q, want %s, which has it", got, ids[2])
 	}
+	if got := e.strs("ZRANGE", e.key("linkshares:"), 0, -1); !reflect.DeepEqual(got, wantShares[1:]) {
+		t.Errorf("linkshares: after the edit = %q, want %q", got, wantShares[1:])
+	}
+}
+
+// linkShare is the member of linkshares: of the article id, whose link key
+// is key, as the article's posting time writes it.
+func linkShare(e *env, key, id string) string {
+	e.t.Helper()
+	posted, err := strconv.ParseFloat(e.str("HGET", e.article(id), "time"), 64)
+	if err != nil {
+		e.t.Fatalf("article %s's time: %v", id, err)
+	}
+	return voting.LinkShare(key, posted, id)
 }
 
 // TestLinkKeysAgree: the link key the scripts write is linkKey's.

@@ -38,7 +38,8 @@ type ReindexProgress struct {
 	// parse (see ErrCorrupt), or they are no article of the namespace.
 	Skipped int
 	// Groups is the number of groups whose members' records of their
-	// groups have been built.
+	// groups have been built: a group that SCAN gives in two batches, as
+	// it may while Redis grows its table, is walked, and counted, twice.
 	Groups int
 	// Steps is the number of steps run so far, each one script or one
 	// SCAN of the namespace's keys.
@@ -113,12 +114,13 @@ func (s *Store) Reindex(ctx context.Context) error {
 // its poster's karma from its voter sets while its voting is open; once it
 // has closed, an article keeps the part it has, and one with none gets its
 // up-votes less its down-votes less one, the post's own up-vote (the book's
-// code allows no other vote by the poster). With unique links, it puts each
-// article in the index of links, after any article that exists that is
-// there for its link already and any older one with the link: an article
-// that follows another there is counted in Duplicates and named in
-// DuplicateLinks, and keeps its link, which stays taken while any of them
-// has it.
+// code allows no other vote by the poster). With unique links, it makes
+// each article the holder of its link in the index of links, unless an
+// article that exists holds it already or an older one the run met has
+// it: then the article shares the link (linkshares:, oldest first, a
+// member each), is counted in Duplicates and named in DuplicateLinks, and
+// keeps its link, which stays taken while any of them has it, passing to
+// the oldest that shares it when its holder gives it up.
 //
 // Then it finds the namespace's groups with SCAN (on a Redis Cluster, on the
 // node that holds the namespace's slot; SCAN reads every key of that node,
@@ -273,10 +275,10 @@ type reindexRun struct {
 	name, token, run string
 	// phase is "orders" while the time index is walked, then "groups";
 	// scan is the SCAN cursor of the batch of groups being walked; group is
-	// the group being walked, and last the one walked last. The steps'
-	// scripts keep where the walk of the time index and of each group goes
-	// on from themselves.
-	phase, scan, group, last string
+	// the group being walked. The steps' scripts keep where the walk of the
+	// time index and of each group goes on from themselves, and which
+	// groups of the batch are walked.
+	phase, scan, group string
 }
 
 // load reads where the run stands, or starts a new one if there is none, or
@@ -297,7 +299,7 @@ func (r *reindexRun) load() error {
 	if name != r.name || token == "" || (fields["phase"] != "orders" && fields["phase"] != "groups") {
 		// A new run, in place of any other: its indexes are being built by
 		// it, unless they are built already.
-		r.phase, r.scan, r.group, r.last = "orders", "0", "", ""
+		r.phase, r.scan, r.group = "orders", "0", ""
 		token, err := newToken()
 		if err != nil {
 			return err
@@ -314,7 +316,7 @@ func (r *reindexRun) load() error {
 		return err
 	}
 	r.token, r.run = token, fields["run"]
-	r.phase, r.scan, r.group, r.last = fields["phase"], fields["scan"], fields["group"], fields["last"]
+	r.phase, r.scan, r.group = fields["phase"], fields["scan"], fields["group"]
 	if r.scan == "" {
 		r.scan = "0"
 	}
@@ -392,7 +394,7 @@ func (r *reindexRun) walk(batch int) error {
 		c.key(k.karmaIndex())
 	}
 	if s.unique {
-		c.key(k.linkIndex())
+		c.key(k.linkIndex(), k.linkShares())
 	}
 	c.arg(r.run, batch, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), k.postsPrefix(), flag(s.karma),
 		flag(s.unique), maxReportedDuplicates)
@@ -438,25 +440,35 @@ func (s *Store) groupBatch() int {
 // node that holds the namespace's slot, and builds from each group's set the
 // records of its articles' groups and, with live groups, the group's live
 // indexes, in steps, from where the run stands. Each SCAN records its cursor
-// first, so that a later call scans the same batch again and goes on with
-// the group it was walking.
+// first, so that a later call scans the same batch again: it goes on with
+// the group it was walking, then walks every group of the batch that the
+// run has not recorded as walked. Redis gives a batch in another order, and
+// may give it other keys, once its table has grown; a group it moves to a
+// later batch is walked there, again if it was walked here, which adds
+// nothing.
 func (r *reindexRun) groups() error {
 	s := r.s
 	pattern := globEscape(s.keys.groupSet("")) + "*"
 	for {
 		var found []string
 		var next string
+		walked := map[string]bool{}
 		err := s.session(r.ctx, func(c link) error {
 			// The cursor is recorded first, by the run alone.
 			reply, err := c.run(reindexScan, call{keys: []string{s.keys.reindexProgress()}, args: []any{r.run, r.scan}})
-			if steps, ok := reply.(int64); ok && err == nil {
-				r.counts.Steps = int(steps)
-			} else if st, err := readStatus(reply, err); err != nil {
+			values, err := superseded(reply, err)
+			var names []string
+			if err == nil {
+				_, err = redis.Scan(values, &r.counts.Steps)
+			}
+			if err == nil {
+				names, err = redis.Strings(values[1:], nil)
+			}
+			if err != nil {
 				return err
-			} else if st.word == replySuperseded {
-				return errSuperseded
-			} else {
-				return st.err()
+			}
+			for _, name := range names {
+				walked[name] = true
 			}
 			scanned, err := redis.Values(c.do("SCAN", r.scan, "MATCH", pattern, "COUNT", scanCount))
 			if err == nil {
@@ -468,28 +480,26 @@ func (r *reindexRun) groups() error {
 			return fmt.Errorf("scan for groups: %w", err)
 		}
 		r.step()
-		// Going on with a group the last call was walking, or after the
-		// one it walked last: the groups before it in this batch are done.
-		for i, key := range found {
-			if r.group != "" && key == s.keys.groupSet(r.group) {
-				found = found[i:]
-				break
-			}
-			if r.group == "" && r.last != "" && key == s.keys.groupSet(r.last) {
-				found = found[i+1:]
-				break
-			}
-		}
+		// The group the last call was walking first, then the others.
+		todo := make([]string, 0, len(found))
 		for _, key := range found {
 			name := strings.TrimPrefix(key, s.keys.groupSet(""))
-			if checkGroup(name) != nil {
-				continue // not a group this package names
+			switch {
+			case checkGroup(name) != nil, walked[name]:
+				// Not a group this package names, or walked already.
+			case name == r.group:
+				todo = append([]string{name}, todo...)
+			default:
+				todo = append(todo, name)
 			}
+			walked[name] = true // a key SCAN gives twice is walked once
+		}
+		for _, name := range todo {
 			if err := r.walkGroup(name); err != nil {
 				return err
 			}
 		}
-		r.group, r.last = "", ""
+		r.group = ""
 		if next == "0" {
 			return nil
 		}

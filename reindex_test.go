@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/gomodule/redigo/redis"
 )
 
 // bookVote votes as the book's Python code does: the voter set, the score
@@ -548,5 +551,129 @@ func TestReindexOfOtherOptionsStartsItsOwnRun(t *testing.T) {
 	if err != nil || !done.Done || done.Articles != 50 {
 		t.Errorf("the other Store's run: %+v, %v; want all 50 articles", done, err)
 	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// scanConn is a connection that gives the keys of each SCAN batch in
+// reverse order while reverse is set: Redis gives a batch in another order
+// when its table has grown since the same cursor was scanned.
+type scanConn struct {
+	redis.Conn
+	reverse *atomic.Bool
+}
+
+func (c scanConn) Do(cmd string, args ...any) (any, error) {
+	reply, err := c.Conn.Do(cmd, args...)
+	if parts, ok := reply.([]any); ok && err == nil && cmd == "SCAN" && c.reverse.Load() && len(parts) == 2 {
+		if batch, ok := parts[1].([]any); ok {
+			slices.Reverse(batch)
+		}
+	}
+	return reply, err
+}
+
+// TestReindexResumedAfterSCANReorders: a run cut short in its groups phase
+// goes on in a later call that scans the same batch again, which Redis may
+// give in another order (its table grown in between): every group of the
+// batch that the first call did not walk is walked, not only those after
+// the last one it did. Forty one-article groups of a plain Store; a Store
+// with live groups runs Reindex, cut short after one group, then again,
+// with the batch reversed.
+func TestReindexResumedAfterSCANReorders(t *testing.T) {
+	e := newEnv(t)
+	groups := map[string]string{} // article id -> its one group
+	for i := range 40 {
+		name := fmt.Sprintf("grp%02d", i)
+		groups[e.post("alice", name, name)] = name
+	}
+	var reverse atomic.Bool
+	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return scanConn{c, &reverse} }}
+	live, err := voting.New(p, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithLiveGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err = live.ReindexWithProgress(cut, func(p voting.ReindexProgress) {
+		if p.Groups == 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call cut short after one group: %v, want context.Canceled", err)
+	}
+	reverse.Store(true)
+	done, err := live.ReindexWithProgress(ctx, nil)
+	if err != nil || !done.Done {
+		t.Fatalf("the resumed run: %+v, %v", done, err)
+	}
+	if done.Groups < 40 {
+		t.Errorf("the run walked %d groups, want all 40", done.Groups)
+	}
+	for id, name := range groups {
+		if got, err := live.ArticleGroups(ctx, id); err != nil || len(got) != 1 || got[0] != name {
+			t.Errorf("ArticleGroups(%s) = %v, %v; want [%s]", id, got, err, name)
+		}
+		page, err := live.GetGroupArticles(ctx, name, 1, voting.ByScore)
+		if err != nil || len(page) != 1 || page[0].ID != id {
+			t.Errorf("group %s's live page = %v, %v; want article %s", name, idsOf(page), err, id)
+		}
+	}
+	e.store = live
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexResumedWithANewGroupBetween: a run cut short while it walks a
+// group, after it has walked another, is resumed once a new group has
+// joined the namespace, whose key may sort between the two (miniredis's
+// SCAN gives keys sorted, a real server's in the order of its table): the
+// resumed run finishes the group it was walking, from where it stopped,
+// and leaves every live index exact and marked built.
+func TestReindexResumedWithANewGroupBetween(t *testing.T) {
+	e := newEnv(t)
+	// Groups of several steps each, so that the call is cut short within
+	// whichever SCAN gives second.
+	const size = 60
+	for i := range size {
+		e.post("alice", fmt.Sprintf("in a %d", i), "a")
+		e.post("alice", fmt.Sprintf("in c %d", i), "c")
+	}
+	live := e.with(voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
+	cut, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var during map[string]string
+	_, err := live.ReindexWithProgress(cut, func(p voting.ReindexProgress) {
+		if during != nil || p.Groups != 1 {
+			return
+		}
+		if h := e.hash(e.key("reindex:")); h["group"] != "" {
+			during = h
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || during == nil {
+		t.Fatalf("the call cut short within the second group: %v, progress %v", err, during)
+	}
+	if during["sscan"] == "0" {
+		t.Fatalf("the second group's walk has not begun: %v", during)
+	}
+	if _, err := live.PostArticle(ctx, "bob", "in b", "https://example.com/b", "b"); err != nil {
+		t.Fatal(err)
+	}
+	done, err := live.ReindexWithProgress(ctx, nil)
+	if err != nil || !done.Done || done.Groups < 2 {
+		t.Fatalf("the resumed run: %+v, %v; want done, both groups walked", done, err)
+	}
+	for g, want := range map[string]int64{"a": size, "b": 1, "c": size} {
+		for _, o := range []voting.Order{voting.ByHot, voting.TopDay} {
+			if n, err := live.CountGroupArticles(ctx, g, o); err != nil || n != want {
+				t.Errorf("group %s's live index by %v holds %d, %v; want %d", g, o, n, err, want)
+			}
+		}
+	}
+	if got := e.hash(e.key("indexed:")); got["live:hot"] != "1" || got["live:score"] != "1" {
+		t.Errorf("indexed: after the run = %v, want the live indexes built", got)
+	}
+	e.store = live
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

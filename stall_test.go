@@ -4,15 +4,21 @@ package voting_test
 // other clients, with a group as large as the site.
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,85 +34,131 @@ const stallArticlesEnv = "VOTING_STALL_ARTICLES"
 // maxStall is the longest another client of the same Redis may wait.
 const maxStall = 10 * time.Millisecond
 
-// A pinger sends PING after PING on a connection of its own, as another
-// client of the same Redis would, and keeps each PING's wait.
+// A pinger is another client of the same Redis: a process of its own
+// (this test binary, run as TestPingerProcess) that sends PING after PING
+// on a connection of its own and keeps each PING's wait, the longest of
+// each phase the test names. A process of its own, at a higher priority
+// than this one where the system allows it, so that the waits are
+// Redis's and not this process's: a call that builds a pipeline of 200,000
+// commands keeps this process's one core busy for a tenth of a second, and
+// a goroutine of it that PINGs waits that long for the core, while another
+// client of Redis waits a millisecond or two.
 type pinger struct {
-	stop  chan struct{}
-	done  sync.WaitGroup
-	mu    sync.Mutex
-	waits []time.Duration
-	err   error
-	// longest is the longest wait of each phase the test names (see
-	// phase), in the order named.
-	phase   string
-	phases  []string
-	longest map[string]time.Duration
+	cmd    *exec.Cmd
+	phases io.WriteCloser // a line per phase, to the pinger process
+	out    bytes.Buffer
+	names  []string // the phases, in the order named
+	result pingResult
+}
+
+// A pingResult is what a pinger process writes when its input ends.
+type pingResult struct {
+	Waits   []time.Duration          // every PING's wait, sorted
+	Longest map[string]time.Duration // the longest wait of each phase
+	Err     string                   // why it stopped early
+}
+
+// pingerAddrEnv names the environment variable that makes
+// TestPingerProcess a pinger of the server at its address.
+const pingerAddrEnv = "VOTING_PINGER_ADDR"
+
+// TestPingerProcess is not a test: run by startPinger, with pingerAddrEnv
+// set, it PINGs the server at that address until its input ends, taking
+// each line of its input as the name of the phase that the PINGs from then
+// on belong to, and then writes its pingResult as JSON.
+func TestPingerProcess(t *testing.T) {
+	addr := os.Getenv(pingerAddrEnv)
+	if addr == "" {
+		t.Skip("a pinger, run by TestNoCallStallsRedis")
+	}
+	// Ahead of the test's process for the CPU they share, where allowed.
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, -10)
+	var mu sync.Mutex
+	phase, ended := "", false
+	go func() {
+		lines := bufio.NewScanner(os.Stdin)
+		for lines.Scan() {
+			mu.Lock()
+			phase = lines.Text()
+			mu.Unlock()
+		}
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+	}()
+	r := pingResult{Longest: map[string]time.Duration{}}
+	c, err := redis.Dial("tcp", addr)
+	for err == nil {
+		mu.Lock()
+		now, done := phase, ended
+		mu.Unlock()
+		if done {
+			break
+		}
+		began := time.Now()
+		if _, err = c.Do("PING"); err != nil {
+			break
+		}
+		wait := time.Since(began)
+		r.Waits = append(r.Waits, wait)
+		r.Longest[now] = max(r.Longest[now], wait)
+		time.Sleep(200 * time.Microsecond)
+	}
+	if err != nil {
+		r.Err = err.Error()
+	}
+	slices.Sort(r.Waits)
+	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startPinger starts a pinger process of the server at addr.
+func startPinger(t *testing.T, addr string) *pinger {
+	t.Helper()
+	p := &pinger{cmd: exec.Command(os.Args[0], "-test.run=^TestPingerProcess$", "-test.count=1")}
+	p.cmd.Env = append(os.Environ(), pingerAddrEnv+"="+addr)
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	var err error
+	if p.phases, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // in names the phase the PINGs from now on belong to.
 func (p *pinger) in(phase string) {
-	p.mu.Lock()
-	p.phase = phase
-	p.phases = append(p.phases, phase)
-	p.mu.Unlock()
-}
-
-// report is the longest PING wait of each phase.
-func (p *pinger) report() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var b strings.Builder
-	for _, phase := range p.phases {
-		fmt.Fprintf(&b, "\n\t%s: %v", phase, p.longest[phase])
-	}
-	return b.String()
-}
-
-func startPinger(t *testing.T, addr string) *pinger {
-	t.Helper()
-	c, err := redis.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pinger{stop: make(chan struct{}), longest: map[string]time.Duration{}}
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
-		defer c.Close()
-		for {
-			select {
-			case <-p.stop:
-				return
-			default:
-			}
-			began := time.Now()
-			if _, err := c.Do("PING"); err != nil {
-				p.mu.Lock()
-				p.err = err
-				p.mu.Unlock()
-				return
-			}
-			wait := time.Since(began)
-			p.mu.Lock()
-			p.waits = append(p.waits, wait)
-			p.longest[p.phase] = max(p.longest[p.phase], wait)
-			p.mu.Unlock()
-			time.Sleep(200 * time.Microsecond)
-		}
-	}()
-	return p
+	p.names = append(p.names, phase)
+	fmt.Fprintln(p.phases, phase)
 }
 
 // end stops the pinger and returns the PINGs' waits, sorted.
 func (p *pinger) end(t *testing.T) []time.Duration {
 	t.Helper()
-	close(p.stop)
-	p.done.Wait()
-	if p.err != nil {
-		t.Fatalf("PING: %v", p.err)
+	p.phases.Close()
+	err := p.cmd.Wait()
+	// The test binary writes its own lines around the result.
+	for _, line := range strings.Split(p.out.String(), "\n") {
+		if strings.HasPrefix(line, "{") {
+			err = errors.Join(err, json.Unmarshal([]byte(line), &p.result))
+		}
 	}
-	sort.Slice(p.waits, func(i, j int) bool { return p.waits[i] < p.waits[j] })
-	return p.waits
+	if err != nil || p.result.Err != "" {
+		t.Fatalf("the pinger: %v %s\n%s", err, p.result.Err, p.out.String())
+	}
+	return p.result.Waits
+}
+
+// report is the longest PING wait of each phase.
+func (p *pinger) report() string {
+	var b strings.Builder
+	for _, phase := range p.names {
+		fmt.Fprintf(&b, "\n\t%s: %v", phase, p.result.Longest[phase])
+	}
+	return b.String()
 }
 
 // slowCommands reads the commands Redis logged as taking maxStall or
@@ -139,9 +191,13 @@ func slowCommands(t *testing.T, e *env) []string {
 // the group by every order (a first page and a deep one), votes, posts and
 // regroups; meets the worst cases of data that users control (300,000 group
 // names, an article with 100,000 voters deleted with their histories kept,
-// votes on an article in MaxGroups groups with everything kept); and lists
-// the windows after a month has passed (so that their trims take every
-// article out, in steps). Meanwhile another client PINGs.
+// votes on an article in MaxGroups groups with everything kept, UserVotes
+// of 100,000 articles with histories kept, the last page of a history of
+// three million votes, and Reindex, posts, edits and deletions of a link
+// that 100,000 articles posted before links were kept unique share); and
+// lists the windows after a month has passed (so that their trims take
+// every article out, in steps). Meanwhile another client, a process of its
+// own (pinger), PINGs.
 // No PING may wait maxStall or more, and Redis may log no command (SLOWLOG,
 // which times each command on the server, scripts whole) of maxStall or
 // more. On a real server only; one on this machine's loopback gets a CPU
@@ -164,10 +220,10 @@ func TestNoCallStallsRedis(t *testing.T) {
 			t.Fatalf("%s=%q: want a number of articles, at least 1000", stallArticlesEnv, v)
 		}
 	}
-	// One core for this process, the pinger and the calls together, so
-	// that the other is left to Redis: with both, the Go runtime (its
-	// collector above all) competes with Redis for the machine's two
-	// cores, and the kernel pauses Redis mid-command for a time slice.
+	// One core for this process and its calls, so that the other is left
+	// to Redis: with both, the Go runtime (its collector above all)
+	// competes with Redis for the machine's two cores, and the kernel
+	// pauses Redis mid-command for a time slice.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	// Where it can, the test gives Redis a core of its own, as a server in
 	// production has, and keeps itself off it: on two shared cores the
@@ -226,6 +282,21 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		t.Fatal(err)
 	}
 	if err := addVoters(e, popular, manyVoters); err != nil {
+		t.Fatal(err)
+	}
+	// A user whose history holds three million votes, and a namespace of
+	// its own whose articles, posted before links were kept unique, all
+	// have one link.
+	if err := addHistory(e, "deep", deepHistory); err != nil {
+		t.Fatal(err)
+	}
+	ln := newEnvOn(t, addr, "ln:")
+	defer ln.deleteAll()
+	if err := fillOneLink(ln, sharedLink, manySharing); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := voting.New(ln.pool, voting.WithPrefix(ln.prefix), voting.WithClock(ln.clock.Now), voting.WithUniqueLinks())
+	if err != nil {
 		t.Fatal(err)
 	}
 	e.do("SLOWLOG", "RESET") // the calls', not the set-up's
@@ -333,6 +404,63 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		}
 		return nil
 	})
+	phase("UserVotes of 100,000 articles, histories kept", func() error {
+		many := make([]string, 100_000)
+		for i := range many {
+			many[i] = strconv.Itoa(i + 1)
+		}
+		dirs, err := everything.UserVotes(ctx, "voter1", many...)
+		if err == nil && len(dirs) != len(many) {
+			err = fmt.Errorf("%d directions for %d articles", len(dirs), len(many))
+		}
+		return err
+	})
+	phase("the last page of a history of three million votes", func() error {
+		last := deepHistory / everything.PageSize()
+		votes, err := everything.UserHistory(ctx, "deep", last)
+		if err != nil {
+			return err
+		}
+		if len(votes) != everything.PageSize() || votes[len(votes)-1].Article.ID != "1" {
+			return fmt.Errorf("page %d of the deep history = %d votes, the last on %v; want a full page ending with article 1",
+				last, len(votes), votes[len(votes)-1].Article.ID)
+		}
+		n, err := everything.CountUserHistory(ctx, "deep")
+		if err == nil && n != deepHistory {
+			err = fmt.Errorf("CountUserHistory = %d, want %d", n, deepHistory)
+		}
+		return err
+	})
+	phase("Reindex of 100,000 articles of one link", func() error {
+		done, err := linked.ReindexWithProgress(ctx, nil)
+		if err == nil && done.Duplicates != manySharing-1 {
+			err = fmt.Errorf("Reindex found %d duplicates, want %d", done.Duplicates, manySharing-1)
+		}
+		return err
+	})
+	phase("calls on a link 100,000 articles share", func() error {
+		// The oldest holds it, the others share it, oldest first.
+		if _, err := linked.PostArticle(ctx, "poster", "again", sharedLink); !errors.Is(err, voting.ErrDuplicate) {
+			return fmt.Errorf("a post of the shared link: %v, want ErrDuplicate", err)
+		}
+		if err := linked.EditArticle(ctx, "500", "moved", "https://example.com/moved"); err != nil {
+			return err
+		}
+		if err := linked.DeleteArticle(ctx, "600"); err != nil {
+			return err
+		}
+		if err := linked.EditArticle(ctx, "1", "moved away", "https://example.com/moved-away"); err != nil {
+			return err
+		}
+		if err := linked.DeleteArticle(ctx, "2"); err != nil {
+			return err
+		}
+		a, err := linked.ArticleByLink(ctx, sharedLink)
+		if err == nil && a.ID != "3" {
+			err = fmt.Errorf("the link is article %s's, want the oldest left, 3", a.ID)
+		}
+		return err
+	})
 	e.clock.set(e.clock.Now().Add(31 * 24 * time.Hour))
 	phase("window listings after a month", func() error {
 		for _, order := range []voting.Order{voting.TopDay, voting.TopWeek, voting.TopMonth} {
@@ -357,6 +485,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	longest := waits[len(waits)-1]
 	t.Logf("%d articles: %d PINGs, median %v, 99.9th percentile %v, longest %v; %d commands of %v or more",
 		n, len(waits), waits[len(waits)/2], waits[len(waits)*999/1000], longest, len(slow), maxStall)
+	t.Logf("the longest PING of each phase:%s", p.report())
 	for _, s := range slow {
 		stalls = append(stalls, "Redis took "+s)
 	}
@@ -467,4 +596,60 @@ func addGroupNames(e *env, n int) error {
 			send("SADD", args...)
 		}
 	})
+}
+
+// deepHistory is how many votes the stall test's deepest history holds;
+// manySharing how many articles share one link there.
+const (
+	deepHistory = 3_000_000
+	manySharing = 100_000
+)
+
+// sharedLink is the link that manySharing articles share.
+const sharedLink = "https://example.com/shared"
+
+// addHistory writes n votes into user's history, half a second apart, the
+// newest a second ago, on articles n down to 1 (the oldest vote on article
+// 1), in steps of a hundred thousand.
+func addHistory(e *env, user string, n int) error {
+	key, now := e.key("history:"+user), e.clock.Now().Unix()
+	for lo := 0; lo < n; lo += 100_000 {
+		err := e.pipelined(func(send func(cmd string, args ...any)) {
+			for i := lo; i < min(lo+100_000, n); i += 1000 {
+				args := []any{key}
+				for j := i; j < min(i+1000, n); j++ {
+					args = append(args, strconv.FormatFloat(float64(now)-1-float64(j)/2, 'f', -1, 64),
+						"up:"+e.article(strconv.Itoa(n-j)))
+				}
+				send("ZADD", args...)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillOneLink writes n articles (1 to n, a second apart, the oldest first)
+// that all have the link, in the book's layout, as a site that did not
+// keep links unique holds them.
+func fillOneLink(e *env, link string, n int) error {
+	now := e.clock.Now().Unix()
+	for lo := 0; lo < n; lo += 10_000 {
+		err := e.pipelined(func(send func(cmd string, args ...any)) {
+			for i := lo; i < min(lo+10_000, n); i++ {
+				id := strconv.Itoa(i + 1)
+				member, posted := e.article(id), now-int64(n-i)
+				send("HSET", member, "title", "Article "+id, "link", link, "poster", "poster", "time", posted, "votes", 0)
+				send("ZADD", e.key("score:"), posted, member)
+				send("ZADD", e.key("time:"), posted, member)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	e.do("SET", e.key("article:"), n)
+	return nil
 }

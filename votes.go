@@ -241,37 +241,54 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	var now time.Time
 	if s.history > 0 {
 		// The history's entries of the articles, and their scores, to tell
-		// a closed article that is still there.
+		// a closed article that is still there: ZMSCOREs of at most
+		// maxScoresPerCommand members each, so that no one command holds
+		// Redis for long, however many articles.
 		now = s.now()
-		entries := make([]any, 1, 1+2*len(articleIDs))
-		scores := make([]any, 1, 1+len(articleIDs))
-		entries[0], scores[0] = s.keys.userHistory(user), s.keys.scoreIndex()
-		for _, id := range articleIDs {
-			member := s.keys.articleHash(id)
-			entries = append(entries, "up:"+member, "down:"+member)
-			scores = append(scores, member)
+		history, index := s.keys.userHistory(user), s.keys.scoreIndex()
+		for from := 0; from < len(articleIDs); from += maxScoresPerCommand / 2 {
+			batch := articleIDs[from:min(from+maxScoresPerCommand/2, len(articleIDs))]
+			entries := make([]any, 1, 1+2*len(batch))
+			entries[0] = history
+			for _, id := range batch {
+				member := s.keys.articleHash(id)
+				entries = append(entries, "up:"+member, "down:"+member)
+			}
+			cmds = append(cmds, command{"ZMSCORE", entries})
 		}
-		cmds = append(cmds, command{"ZMSCORE", entries}, command{"ZMSCORE", scores})
+		for from := 0; from < len(articleIDs); from += maxScoresPerCommand {
+			batch := articleIDs[from:min(from+maxScoresPerCommand, len(articleIDs))]
+			scores := make([]any, 1, 1+len(batch))
+			scores[0] = index
+			for _, id := range batch {
+				scores = append(scores, s.keys.articleHash(id))
+			}
+			cmds = append(cmds, command{"ZMSCORE", scores})
+		}
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err != nil {
 		return nil, err
 	}
-	return s.readUserVotes(user, articleIDs, replies, now)
+	return s.readUserVotes(user, articleIDs, cmds, replies, now)
 }
 
 // readUserVotes reads UserVotes' replies: two SISMEMBERs per article, then
 // with a history the ZMSCOREs of its entries and of the articles' scores.
-func (s *Store) readUserVotes(user string, articleIDs []string, replies []any, now time.Time) ([]Direction, error) {
+func (s *Store) readUserVotes(user string, articleIDs []string, cmds []command, replies []any, now time.Time) ([]Direction, error) {
 	var entries, scores []any
 	if s.history > 0 {
-		var err error
 		n := 2 * len(articleIDs)
-		if entries, err = redis.Values(replies[n], nil); err != nil {
-			return nil, wrongType(err, s.keys.userHistory(user), "ZMSCORE")
-		}
-		if scores, err = redis.Values(replies[n+1], nil); err != nil {
-			return nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
+		for i, reply := range replies[n:] {
+			values, err := redis.Values(reply, nil)
+			if err != nil {
+				return nil, wrongType(err, cmds[n+i].args[0].(string), "ZMSCORE")
+			}
+			if len(entries) < n {
+				entries = append(entries, values...)
+			} else {
+				scores = append(scores, values...)
+			}
 		}
 		if len(entries) != n || len(scores) != len(articleIDs) {
 			return nil, fmt.Errorf("ZMSCORE gave %d and %d scores for %d articles", len(entries), len(scores), len(articleIDs))

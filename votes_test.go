@@ -720,3 +720,32 @@ func (e *env) checkCounts(t *testing.T, id string, up, down int64, net int) {
 		t.Errorf("score = %v, want %v", got, want)
 	}
 }
+
+// TestVotingClosesExactlyAtTheCutoff: an article posted at t takes votes
+// until t + cutoff, by the Store's clock, and none from then on: a vote a
+// microsecond before the edge counts; at the edge itself, a vote, a switch
+// or a take-back is ErrVotingClosed and writes nothing.
+func TestVotingClosesExactlyAtTheCutoff(t *testing.T) {
+	const cutoff = time.Hour
+	e := newEnv(t, voting.WithCutoff(cutoff))
+	posted := e.clock.Now()
+	id := e.post("alice", "closing")
+	e.clock.set(posted.Add(cutoff - time.Microsecond))
+	e.vote("bob", id, voting.Up)
+	if got := e.str("HGET", e.article(id), "votes"); got != "2" {
+		t.Fatalf("a microsecond before the cutoff the vote did not count: votes = %s", got)
+	}
+	e.clock.set(posted.Add(cutoff))
+	before := e.dump()
+	for _, v := range []struct {
+		user string
+		dir  voting.Direction
+	}{{"carol", voting.Up}, {"carol", voting.Down}, {"bob", voting.Down}, {"bob", voting.None}} {
+		if err := e.store.Vote(ctx, v.user, id, v.dir); !errors.Is(err, voting.ErrVotingClosed) {
+			t.Errorf("%s votes %v at the cutoff: %v, want ErrVotingClosed", v.user, v.dir, err)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("votes at the cutoff wrote: %s", dumpDiff(before, after))
+	}
+}

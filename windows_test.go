@@ -206,21 +206,24 @@ func storeAt(t *testing.T, e *env, at time.Time, opts ...voting.Option) *voting.
 
 // TestLiveWindowsKeepTheirGroupsMark: a group's live window has a mark of
 // its own (trimmed: top-day:<group>), which a listing by a Store whose
-// clock runs ahead may move past an article's posting time; AddToGroups
-// and Reindex then leave that article out of the group's window, as a
-// post would, while it joins the group's other indexes; and a post into a
-// group follows the group's mark, not the site's.
+// clock runs ahead may move past an article's posting time as it trims the
+// window; AddToGroups and Reindex then leave that article out of the
+// group's window, as a post would, while it joins the group's other
+// indexes; and a post into a group follows the group's mark, not the
+// site's.
 func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
 	opts := []voting.Option{voting.WithOrders(voting.TopDay), voting.WithLiveGroups()}
 	t.Run("AddToGroups", func(t *testing.T) {
 		e := newEnv(t, opts...)
-		id := e.post("alice", "first")
+		e.post("alice", "first", "g")
+		id := e.post("bob", "second")
 		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
 		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); err != nil || len(got) != 0 {
 			t.Fatalf("listing ahead: %v, %v", idsOf(got), err)
 		}
-		if e.hash(e.key("trimmed:"))["top-day:g"] == "" {
-			t.Fatalf("the listing ahead left no mark top-day:g: %v", e.hash(e.key("trimmed:")))
+		if want := fmt.Sprint(e.clock.Now().Unix()); e.hash(e.key("trimmed:"))["top-day:g"] != want {
+			t.Fatalf("the listing ahead left top-day:g at %q, want %s: %v", e.hash(e.key("trimmed:"))["top-day:g"], want,
+				e.hash(e.key("trimmed:")))
 		}
 		e.advance(time.Minute)
 		if err := e.store.AddToGroups(ctx, id, "g"); err != nil {
@@ -229,29 +232,33 @@ func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
 		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
 			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
 		}
-		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
-			t.Errorf("live:score:g = %v, want the article", got)
+		if got := e.zset(e.key("live:score:g")); len(got) != 2 {
+			t.Errorf("live:score:g = %v, want both articles", got)
 		}
 		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 	})
 	t.Run("Reindex", func(t *testing.T) {
 		e := newEnv(t, voting.WithOrders(voting.TopDay)) // posts without live groups
 		e.post("alice", "first", "g")
+		live := storeAt(t, e, e.clock.Now(), opts...)
+		if _, err := live.PostArticle(ctx, "bob", "second", "https://example.com/second", "g"); err != nil {
+			t.Fatal(err)
+		}
 		ahead := storeAt(t, e, e.clock.Now().Add(24*time.Hour), opts...)
 		// The live index is not built, but the listing trims it first.
 		if got, err := ahead.GetGroupArticles(ctx, "g", 1, voting.TopDay); !errors.Is(err, voting.ErrNotIndexed) || len(got) != 0 {
 			t.Fatalf("listing ahead: %v, %v; want ErrNotIndexed", idsOf(got), err)
 		}
 		e.advance(time.Minute)
-		live := storeAt(t, e, e.clock.Now(), opts...)
+		live = storeAt(t, e, e.clock.Now(), opts...)
 		if err := live.Reindex(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := e.zset(e.key("live:top-day:g")); len(got) != 0 {
-			t.Errorf("live:top-day:g = %v, want none: the article was posted at the group's mark", got)
+			t.Errorf("live:top-day:g = %v, want none: the articles were posted at the group's mark", got)
 		}
-		if got := e.zset(e.key("live:score:g")); len(got) != 1 {
-			t.Errorf("live:score:g = %v, want the article", got)
+		if got := e.zset(e.key("live:score:g")); len(got) != 2 {
+			t.Errorf("live:score:g = %v, want both articles", got)
 		}
 		e.store = live
 		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -429,6 +436,43 @@ func TestWindowStepAtATimeOutsideTheYears(t *testing.T) {
 			}
 			if after := e.dump(); after != before {
 				t.Errorf("GetArticles(TopDay) wrote: %s", dumpDiff(before, after))
+			}
+		})
+	}
+}
+
+// TestListingAnEmptyGroupLeavesNoTrace: a listing or count of a window
+// order of a group that holds nothing (one that never existed, or one that
+// has emptied) writes nothing, live groups on and off: a reader cannot grow
+// trimmed: or any other key by asking for made-up groups.
+func TestListingAnEmptyGroupLeavesNoTrace(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) {
+			opts := []voting.Option{voting.WithOrders(voting.Orders()...)}
+			if live {
+				opts = append(opts, voting.WithLiveGroups())
+			}
+			e := newEnv(t, opts...)
+			id := e.post("alice", "first", "emptied")
+			if err := e.store.RemoveFromGroups(ctx, id, "emptied"); err != nil {
+				t.Fatal(err)
+			}
+			e.advance(time.Hour)
+			before := e.dump()
+			for i := range 50 {
+				for _, order := range []voting.Order{voting.TopDay, voting.TopWeek, voting.TopMonth, voting.TopYear} {
+					for _, group := range []string{"made-up" + strconv.Itoa(i), "emptied"} {
+						if got, err := e.store.GetGroupArticles(ctx, group, 1, order); err != nil || len(got) != 0 {
+							t.Fatalf("group %s by %v = %v, %v; want an empty page", group, order, idsOf(got), err)
+						}
+						if n, err := e.store.CountGroupArticles(ctx, group, order); err != nil || n != 0 {
+							t.Fatalf("count of group %s by %v = %d, %v; want 0", group, order, n, err)
+						}
+					}
+				}
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("listings of empty groups wrote: %s", dumpDiff(before, after))
 			}
 		})
 	}

@@ -9,17 +9,17 @@
 -- which the voter sets are renamed.
 --
 -- KEYS: hash, byScore, byTime, voted, downvoted, record, sizes, karma,
---       links, orders[].index, pendingVoted, pendingDownvoted (with a
---       history)
+--       links, shared, orders[].index, pendingVoted, pendingDownvoted (with
+--       a history)
 -- ARGV: member, id, groupPrefix, cachePrefix, livePrefix, postsPrefix,
 --       historyPrefix ('' without a history), batch, orders[]: key
 --
 -- Whatever the Store's options, the article leaves its poster's index of
 -- articles (postsPrefix .. poster), its part of the poster's karma goes
 -- (the karma field of its hash), the poster leaves karma: with the last
--- article (unless others outside posts:<user> leave them karma), and its
--- link leaves the index of links if it names this article (another that
--- Reindex found with the same link keeps it): a Store of other options may
+-- article (unless others outside posts:<user> leave them karma), and it
+-- gives up its link in the index of links (released: if it holds the link,
+-- the oldest article that shares it takes it): a Store of other options may
 -- keep them.
 --
 -- orders are all the orders of the table, each with its index's key after
@@ -37,12 +37,12 @@
 -- 'notfound' if there is no hash, no score and no posting time.
 
 local hash, byScore, byTime, voted, downvoted = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local record, sizes, karma, links = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local record, sizes, karma, links, shared = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local member, id, groupPrefix, cachePrefix, livePrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local postsPrefix, historyPrefix, batch = ARGV[6], ARGV[7], tonumber(ARGV[8])
 local orders, a = columns(9, 'key')
-orders.index = {unpack(KEYS, 10, 9 + orders.n)}
-local k = 10 + orders.n
+orders.index = {unpack(KEYS, 11, 10 + orders.n)}
+local k = 11 + orders.n
 local pendingVoted, pendingDownvoted
 if historyPrefix ~= '' then
 	pendingVoted, pendingDownvoted, k = KEYS[k], KEYS[k + 1], k + 2
@@ -50,11 +50,11 @@ end
 sent(k - 1, a - 1)
 
 local exists = redis.call('EXISTS', hash)
-local fields, bad = try('HMGET', hash, 'poster', 'karma', 'link')
+local fields, bad = try('HMGET', hash, 'poster', 'karma', 'link', 'time')
 if bad then
 	return bad
 end
-local poster, part, link = fields[1], fields[2], fields[3]
+local poster, part, link, postedAt = fields[1], fields[2], fields[3], fields[4]
 local score
 score, bad = try('ZSCORE', byScore, member)
 if bad then
@@ -108,7 +108,7 @@ if bad then
 	return bad
 end
 -- The poster's index of articles and karma, and the index of links.
-local posts, inPosts, karmaPart, lastPost, linked, linkKeyOf, karmaNow
+local posts, inPosts, karmaPart, lastPost, change, karmaNow
 if poster then
 	posts = postsPrefix .. poster
 	inPosts, bad = try('ZSCORE', posts, member)
@@ -126,12 +126,10 @@ if poster then
 	end
 end
 if link then
-	local key = linkKey(link)
-	linked, bad = try('HGET', links, key)
+	change, bad = released(links, shared, linkKey(link), seconds(postedAt), id)
 	if bad then
 		return bad
 	end
-	linkKeyOf, linked = key, unlinked(linked, id)
 end
 
 -- With a history: the voters whose entries go in this step, if there are
@@ -164,11 +162,7 @@ if lastPost and karmaNow and tonumber(karmaNow) == karmaPart then
 elseif karmaPart and karmaPart ~= 0 then
 	redis.call('ZINCRBY', karma, -karmaPart, poster)
 end
-if linked then
-	redis.call('HSET', links, linkKeyOf, linked)
-elseif linked == false then
-	redis.call('HDEL', links, linkKeyOf)
-end
+release(links, shared, change)
 for _, index in ipairs(indexes) do
 	redis.call('ZREM', index, member)
 end

@@ -2,22 +2,22 @@
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
--- KEYS: hash, byScore, links, indexed
+-- KEYS: hash, byScore, links, shared, indexed
 -- ARGV: member, id, title, link, unique ('1' for unique links, else '0')
 --
--- A new link (one whose key, linkKey, is not the old one's) frees the old
--- one in the index of links, if it names this article (another that
--- Reindex found with the same link keeps it). With unique links
--- the new one is refused, naming the article that has it, if the index
--- names another, and else takes the old one's place there; without them
--- the index no longer holds every article's link, and its mark in indexed:
+-- A new link (one whose key, linkKey, is not the old one's) gives up the
+-- old one in the index of links (released): if the article holds it, the
+-- oldest article that shares it (linkshares:, shared) takes it. With unique
+-- links the new one is refused, naming the article that has it, if the
+-- index names another, and else the article holds it; without them the
+-- index no longer holds every article's link, and its mark in indexed:
 -- goes (built.go).
 
-local hash, byScore, links, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local hash, byScore, links, shared, indexed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local member, id, title, link, unique = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
-sent(4, 5)
+sent(5, 5)
 
-local _, _, bad = located(hash, byScore, member)
+local posted, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
 end
@@ -27,7 +27,7 @@ if bad then
 	return bad
 end
 local newKey, oldKey = linkKey(link), old and linkKey(old)
-local free, unmark = nil, {} -- free: what the old link's field becomes (unlinked)
+local change, unmark = nil, {} -- change: what giving up the old link writes
 if newKey ~= oldKey then
 	local linked
 	linked, bad = try('HGET', links, newKey)
@@ -35,10 +35,13 @@ if newKey ~= oldKey then
 		return bad
 	end
 	if unique and linked then
-		return 'duplicate ' .. linkIDs(linked)[1]
+		return 'duplicate ' .. holderOf(linked)
 	end
 	if oldKey then
-		free = unlinked(redis.call('HGET', links, oldKey), id)
+		change, bad = released(links, shared, oldKey, seconds(posted), id)
+		if bad then
+			return bad
+		end
 	end
 	if not unique then
 		unmark, bad = builtAmong(indexed, {'links'})
@@ -49,11 +52,7 @@ if newKey ~= oldKey then
 end
 
 redis.call('HSET', hash, 'title', title, 'link', link)
-if free then
-	redis.call('HSET', links, oldKey, free)
-elseif free == false then
-	redis.call('HDEL', links, oldKey)
-end
+release(links, shared, change)
 if unique and newKey ~= oldKey then
 	redis.call('HSET', links, newKey, id)
 end

@@ -94,7 +94,7 @@ if links then
 		return bad
 	end
 	if linked then
-		return 'duplicate ' .. linkIDs(linked)[1]
+		return 'duplicate ' .. holderOf(linked)
 	end
 end
 

@@ -483,34 +483,78 @@ local function leaving(groupPrefix, name, member, sets, left)
 	end
 end
 
--- linkIDs reads a field of the index of links: the ids of the articles
--- that have the link, separated by spaces (more than one only where
--- Reindex found several articles with a link, the oldest first); {} for
--- none.
-local function linkIDs(field)
-	local ids = {}
-	for id in string.gmatch(field or '', '%S+') do
-		ids[#ids + 1] = id
-	end
-	return ids
+-- holderOf reads a field of the index of links: the id of the article that
+-- holds the link; nil for none. A field written before the articles that
+-- share a link moved to linkshares: holds several ids, the holder first,
+-- until Reindex writes it afresh.
+local function holderOf(field)
+	return field and string.match(field, '^%S+')
 end
 
--- unlinked is what a field of the index of links becomes when the article
--- id gives up the link: nil if the field does not name it (nothing to
--- write), false if no article is left (the field goes), else the others.
-local function unlinked(field, id)
-	local rest, had = {}, false
-	for _, other in ipairs(linkIDs(field)) do
-		if other == id then
-			had = true
-		else
-			rest[#rest + 1] = other
+-- shareOf is the member of linkshares: of the article id, posted at t,
+-- whose link key another article holds (one that Reindex found with a link
+-- an older article has): the key, a zero byte (no link holds one), the
+-- time and the id, written so that the members of a key sort oldest first,
+-- and of one time the lowest id first: the seconds from the first of the
+-- years in fixed-width decimal to the microsecond, the id with zeros in
+-- front.
+local function shareOf(key, t, id)
+	return key .. '\0' .. string.format('%019.6f', t - MIN_SECONDS) .. string.rep('0', 19 - #id) .. id
+end
+
+-- firstShare gives the oldest member of linkshares: of the link key, and
+-- its article's id; nil for none. It reads one member, whatever their
+-- number.
+local function firstShare(shared, key)
+	local first = redis.call('ZRANGEBYLEX', shared, '[' .. key .. '\0', '(' .. key .. '\1', 'LIMIT', 0, 1)[1]
+	if first then
+		return first, (string.gsub(string.sub(first, -19), '^0+', ''))
+	end
+end
+
+-- released reads what the index of links becomes when the article id,
+-- posted at t (nil if its time is unsound), gives up its link key: if it
+-- holds the link, the oldest article that shares it takes it, leaving
+-- linkshares:, or with none the field goes; if it shares the link, it
+-- leaves linkshares:. Each is a read or two of one field or member,
+-- however many articles share the link. It gives what release writes (nil
+-- for nothing), and a reply to return if a key is unsound.
+local function released(links, shared, key, t, id)
+	local field, bad = try('HGET', links, key)
+	if bad then
+		return nil, bad
+	end
+	local _
+	_, bad = try('ZSCORE', shared, '')
+	if bad then
+		return nil, bad
+	end
+	if holderOf(field) == id then
+		local member, next = firstShare(shared, key)
+		return {key = key, holder = next or false, drop = member}
+	end
+	if field and t then
+		local member = shareOf(key, t, id)
+		if redis.call('ZSCORE', shared, member) then
+			return {key = key, drop = member}
 		end
 	end
-	if not had then
-		return nil
+end
+
+-- release writes what released found: the link's new holder, or no field
+-- for it, and the member that leaves linkshares:.
+local function release(links, shared, change)
+	if not change then
+		return
 	end
-	return #rest > 0 and table.concat(rest, ' ')
+	if change.holder then
+		redis.call('HSET', links, change.key, change.holder)
+	elseif change.holder == false then
+		redis.call('HDEL', links, change.key)
+	end
+	if change.drop then
+		redis.call('ZREM', shared, change.drop)
+	end
 end
 
 -- asciiLower is s with its ASCII letters in lower case and every other
@@ -592,8 +636,10 @@ end
 -- moves on. It gives the members, the new mark (nil if the mark stays: a
 -- mark is written only when it saves a later walk, so that most reads write
 -- nothing), whether more remain to walk, and a reply to return if a key is
--- unsound. With no mark and an empty index there is nothing to walk: the
--- mark becomes cut. A step that stops at a time that is no posting time
+-- unsound. With an empty index there is nothing to walk, and nothing is
+-- written: a listing of a group that holds nothing, or of one that does
+-- not exist, leaves no trace (the post that first fills an index gives it
+-- its first mark). A step that stops at a time that is no posting time
 -- (the time index holds it, written by other code) cannot mark where it
 -- stopped: it is a reply to return.
 local function agedOut(window, byTime, trimmed, field, cut, batch)
@@ -613,11 +659,7 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 		return nil, nil, false, bad
 	end
 	if size == 0 then
-		-- Nothing to take out; a first mark spares later walks the past.
-		if from then
-			return {}, nil, false
-		end
-		return {}, mark(cut), false
+		return {}, nil, false -- nothing to take out
 	end
 	local old
 	old, bad = try('ZRANGEBYSCORE', byTime, from and ('(' .. from) or '-inf', cut, 'WITHSCORES', 'LIMIT', 0, batch)
@@ -646,13 +688,14 @@ local function agedOut(window, byTime, trimmed, field, cut, batch)
 end
 
 -- forget takes out of a user's history up to 100 of its votes cast at or
--- before the posting time cut, the oldest first, and gives it the history's
+-- before the time cut (the history's edge: reads leave out a vote cast
+-- exactly there, as older ones), the oldest first, and gives it the history's
 -- time to live: every vote and post of the user forgets a few, so that the
 -- history stays about as long as its time keeps votes, and no call takes
 -- Redis time in proportion to how many votes a user once cast. Reads leave
 -- out votes older than that time until they are forgotten.
 local function forget(history, cut, millis)
-	local old = redis.call('ZRANGEBYSCORE', history, '-inf', '(' .. cut, 'LIMIT', 0, 100)
+	local old = redis.call('ZRANGEBYSCORE', history, '-inf', cut, 'LIMIT', 0, 100)
 	if #old > 0 then
 		redis.call('ZREM', history, unpack(old))
 	end

@@ -23,12 +23,13 @@
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step goes on
 -- from the cursor it holds for the group, if it is the group being walked
--- in the run named run, and does nothing for the group the run walked last;
--- it records there the group and the cursor to go on from, or the group as
--- walked, and counts the step. So steps chain whichever call sends them,
--- even one cut short whose step runs late. It answers that cursor ('0' once
--- the scan is done), the records written, and the run's counts of members
--- skipped, groups done and steps.
+-- in the run named run, and does nothing for a group recorded there as
+-- walked in the batch being scanned (field 'walked:' .. name, see
+-- reindex_scan.lua); it records there the group and the cursor to go on
+-- from, or the group as walked, and counts the step. So steps chain
+-- whichever call sends them, even one cut short whose step runs late. It
+-- answers that cursor ('0' once the scan is done), the records written, and
+-- the run's counts of members skipped, groups done and steps.
 
 local group, byScore, byTime, trimmed, sizes, progress = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local run, name, scanCount = ARGV[1], ARGV[2], ARGV[3]
@@ -37,7 +38,7 @@ local orders, a = columns(7, 'key', 'window', 'cut')
 orders.index = {unpack(KEYS, 7, 6 + orders.n)}
 sent(6 + orders.n, a - 1)
 
-local state, bad = try('HMGET', progress, 'run', 'group', 'sscan', 'last')
+local state, bad = try('HMGET', progress, 'run', 'group', 'sscan', 'walked:' .. name)
 if bad then
 	return bad
 end
@@ -45,12 +46,12 @@ if state[1] ~= run then
 	return 'superseded' -- another run took this one's place (reindex.go)
 end
 local cursor = '0'
-if state[1] == run and state[2] == name then
-	cursor = state[3]
-elseif state[1] == run and state[4] == name then
+if state[4] then
 	-- The group is walked: a step of a call cut short ran after its last.
 	local totals = redis.call('HMGET', progress, 'skipped', 'groups', 'steps')
 	return {'0', '0', totals[1] or '0', totals[2] or '0', totals[3] or '0'}
+elseif state[2] == name then
+	cursor = state[3]
 end
 local scanned
 scanned, bad = try('SSCAN', group, cursor, 'COUNT', scanCount)
@@ -173,7 +174,7 @@ else
 end
 local nextCursor = scanned[1]
 if nextCursor == '0' then
-	redis.call('HSET', progress, 'run', run, 'group', '', 'sscan', '0', 'last', name)
+	redis.call('HSET', progress, 'run', run, 'group', '', 'sscan', '0', 'walked:' .. name, '1')
 else
 	redis.call('HSET', progress, 'run', run, 'group', name, 'sscan', nextCursor)
 end

@@ -12,14 +12,18 @@
 -- open (its voter sets say what the poster's own vote is), or if it has
 -- none yet (taking the poster's own vote to be the post's up-vote, as the
 -- book's code has it), and moves the poster's karma to match; with unique
--- links it puts the article's id in the index of links, after the ids of
--- the articles that exist that are there already: one that joins another
--- there is a duplicate, counted and named in progress (field
--- "duplicate:<id>", the id of the first article with the link), up to
--- maxDuplicates of them.
+-- links it makes the article the holder of its link in the index of links
+-- if no article that exists holds it (the oldest that shares it takes it
+-- first, if older), else puts it in linkshares: (shared, shareOf), behind
+-- the holder: one that joins linkshares: is a duplicate, counted and named
+-- in progress (field "duplicate:<id>", the id of the link's holder), up to
+-- maxDuplicates of them. A link's field written before linkshares: held
+-- those that share it (several ids) is written afresh with its holder.
+-- Each article reads a field and a member or two, however many articles
+-- share its link.
 --
 -- KEYS: byTime, byScore, trimmed, progress, orders[].index, karma (with
---       karma), links (with unique links)
+--       karma), links, shared (with unique links)
 -- ARGV: run, batch ('0' to check the keys alone), articlePrefix,
 --       votedPrefix, downvotedPrefix, postsPrefix, karma ('1' to keep it,
 --       else '0'), unique ('1' for unique links, else '0'), maxDuplicates,
@@ -43,12 +47,12 @@ local keepKarma, unique, maxDuplicates = ARGV[7] == '1', ARGV[8] == '1', tonumbe
 local orders, a = columns(10, 'kind', 'window', 'cut')
 orders.index = {unpack(KEYS, 5, 4 + orders.n)}
 local k = 5 + orders.n
-local karma, links
+local karma, links, shared
 if keepKarma then
 	karma, k = KEYS[k], k + 1
 end
 if unique then
-	links, k = KEYS[k], k + 1
+	links, shared, k = KEYS[k], KEYS[k + 1], k + 2
 end
 sent(k - 1, a - 1)
 
@@ -88,6 +92,9 @@ if karma then
 end
 if links then
 	_, bad = try('HGET', links, '')
+	if not bad then
+		_, bad = try('ZSCORE', shared, '')
+	end
 	if bad then
 		return bad
 	end
@@ -135,7 +142,6 @@ end
 local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) or {}
 local articles, skipped = {}, 0
 local posts, parts, duplicates = {}, {}, {} -- what the article's poster and link take
-local claimed, changed = {}, {} -- the ids of each link this step met, by key; those keys
 local linked = {} -- each article's posting time, id and link key, with unique links
 for i, member in ipairs(members) do
 	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'poster', 'karma', 'link')
@@ -185,44 +191,57 @@ for i, member in ipairs(members) do
 			end
 		end
 		if links and f[6] then
-			linked[#linked + 1] = {tonumber(walked[2 * i]), id, linkKey(f[6])}
+			linked[#linked + 1] = {posted, id, linkKey(f[6])}
 		end
 	end
 end
 
 -- The links, the oldest article first, and of those posted at one time the
 -- lowest id (the walk gives them in the order of their keys, where
--- article:10 comes before article:9). The ids that have a link: those of
--- the index whose articles exist (one that is gone frees its link), then
--- each article the step meets with it.
+-- article:10 comes before article:9). Each link's holder: the article the
+-- index names, if it exists; else the oldest that shares the link, if it
+-- exists and is older than the article met; else the article met. Every
+-- other article met with the link shares it.
 table.sort(linked, function(x, y)
 	if x[1] ~= y[1] then
 		return x[1] < y[1]
 	end
 	return #x[2] < #y[2] or #x[2] == #y[2] and x[2] < y[2]
 end)
+local holders, setHolders = {}, {} -- each link key's holder as this step leaves it; those to write
+local joins, joined, leaves = {}, {}, {} -- members of linkshares: to add (and as a set), to take out
 for _, l in ipairs(linked) do
-	local id, key = l[2], l[3]
-	local ids = claimed[key]
-	if not ids then
-		ids = {}
-		for _, other in ipairs(linkIDs(redis.call('HGET', links, key))) do
-			if other == id or redis.call('EXISTS', articlePrefix .. other) == 1 then
-				ids[#ids + 1] = other
+	local posted, id, key = l[1], l[2], l[3]
+	local member = not string.find(key, '\0', 1, true) and shareOf(key, posted, id)
+	local holder = holders[key]
+	if member and holder == nil then
+		local field = redis.call('HGET', links, key)
+		holder = holderOf(field)
+		if holder and holder ~= id and redis.call('EXISTS', articlePrefix .. holder) == 0 then
+			holder = nil -- gone, and its link free
+		end
+		if not holder then
+			local first, firstID = firstShare(shared, key)
+			if first and first < member and redis.call('EXISTS', articlePrefix .. firstID) == 1 then
+				holder = firstID
+				leaves[#leaves + 1] = first
 			end
 		end
-		claimed[key] = ids
-		changed[#changed + 1] = key
-	end
-	local has = false
-	for _, other in ipairs(ids) do
-		has = has or other == id
-	end
-	if not has then
-		if #ids > 0 then
-			duplicates[#duplicates + 1] = {id, ids[1]}
+		holder = holder or id
+		if holder ~= field then
+			setHolders[key] = holder -- a new holder, or a field of several ids written afresh
 		end
-		ids[#ids + 1] = id
+		holders[key] = holder
+	end
+	if member and holder == id and setHolders[key] == id then
+		-- It holds the link now: it leaves linkshares:, if it was there.
+		if redis.call('ZSCORE', shared, member) then
+			leaves[#leaves + 1] = member
+		end
+	elseif member and holder ~= id and not joined[member] and not redis.call('ZSCORE', shared, member) then
+		joined[member] = true
+		joins[#joins + 1] = member
+		duplicates[#duplicates + 1] = {id, holder}
 	end
 end
 
@@ -250,12 +269,22 @@ for _, p in ipairs(parts) do
 	redis.call('HSET', p[1], 'karma', string.format('%d', p[3]))
 	redis.call('ZINCRBY', karma, p[4], p[2])
 end
-if #changed > 0 then
-	local linkFields = {}
-	for _, key in ipairs(changed) do
-		linkFields[#linkFields + 1], linkFields[#linkFields + 2] = key, table.concat(claimed[key], ' ')
-	end
+local linkFields = {}
+for key, holder in pairs(setHolders) do
+	linkFields[#linkFields + 1], linkFields[#linkFields + 2] = key, holder
+end
+if #linkFields > 0 then
 	redis.call('HSET', links, unpack(linkFields))
+end
+for i = 1, #leaves, 1000 do
+	redis.call('ZREM', shared, unpack(leaves, i, math.min(i + 999, #leaves)))
+end
+for i = 1, #joins, 500 do
+	local args = {}
+	for j = i, math.min(i + 499, #joins) do
+		args[#args + 1], args[#args + 2] = 0, joins[j]
+	end
+	redis.call('ZADD', shared, unpack(args))
 end
 local found, named = '0', {}
 if #duplicates > 0 then

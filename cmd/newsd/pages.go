@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -194,13 +195,44 @@ func (s *server) deleteForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // back is where a form sends the browser after it: the page it names in
-// "back", if that is a path of this site, else the front page.
+// "back", if that is a page's path and query as this site writes them in
+// its forms (r.URL.RequestURI()), else the front page.
 func back(r *http.Request) string {
 	to := r.PostFormValue("back")
-	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.ContainsAny(to, "\\\r\n") {
+	if !pageURI(to) {
 		return "/"
 	}
 	return to
+}
+
+// pagePaths begin the paths of the pages whose forms send "back", beside
+// the front page's, "/": a group's, an article's and a user's.
+var pagePaths = []string{"/g/", "/a/", "/u/"}
+
+// pageURI reports whether to is the path and query of one of the site's
+// pages as RequestURI writes it: printable ASCII with no space, backslash
+// or fragment (a browser drops a tab or newline, and reads a backslash as a
+// slash, so that "/\t/evil.example/" would be "//evil.example/", another
+// site), a path that is "/" or a page's, and no scheme or host.
+func pageURI(to string) bool {
+	for i := 0; i < len(to); i++ {
+		if c := to[i]; c <= ' ' || c >= 0x7f || c == '\\' || c == '#' {
+			return false
+		}
+	}
+	u, err := url.ParseRequestURI(to)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || strings.HasPrefix(to, "//") {
+		return false
+	}
+	if u.Path == "/" {
+		return true
+	}
+	for _, p := range pagePaths {
+		if len(u.Path) > len(p) && strings.HasPrefix(u.Path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkName checks a login's name: a user id within the library's length,

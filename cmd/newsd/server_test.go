@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -147,6 +148,13 @@ func TestAPI(t *testing.T) {
 	s.wantError(http.StatusBadRequest, "GET", "/api/articles?order=sideways", nil)
 	s.wantError(http.StatusBadRequest, "GET", "/api/articles?page=0", nil)
 	s.wantError(http.StatusBadRequest, "GET", "/api/articles?after=nonsense", nil)
+	// A cursor whose value Go reads as a number and Redis does not.
+	for _, value := range []string{"1e-400", "1_0", "0x1_0p0"} {
+		cursor := base64.RawURLEncoding.EncodeToString([]byte("1\nhot\n\n" + value + "\n1"))
+		s.wantError(http.StatusBadRequest, "GET", "/api/articles?after="+cursor, nil)
+		s.wantError(http.StatusBadRequest, "GET", "/api/groups/programming/articles?after="+
+			base64.RawURLEncoding.EncodeToString([]byte("1\nhot\nprogramming\n"+value+"\n1")), nil)
+	}
 	s.wantError(http.StatusBadRequest, "GET", "/api/groups/a%20b/articles", nil)
 
 	var v articleView
@@ -287,5 +295,48 @@ func TestPages(t *testing.T) {
 	}
 	if res := form("/submit", url.Values{"title": {"t"}, "link": {"https://example.com/y"}}); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("submit with no session = %d, want 401", res.StatusCode)
+	}
+}
+
+// TestBackStaysOnTheSite: a form's "back" sends the browser to a page of
+// the site as the site writes its pages' addresses, and anything else to
+// the front page: a tab, newline or backslash that a browser drops or
+// reads as '/' would otherwise make "/<TAB>/evil.example/" the address of
+// another site.
+func TestBackStaysOnTheSite(t *testing.T) {
+	for to, want := range map[string]string{
+		"/":                                  "/",
+		"/?order=top-day&page=2":             "/?order=top-day&page=2",
+		"/g/go":                              "/g/go",
+		"/g/go?order=new&after=AbC-_9":       "/g/go?order=new&after=AbC-_9",
+		"/a/17":                              "/a/17",
+		"/u/alice":                           "/u/alice",
+		"/u/%C3%A9mile":                      "/u/%C3%A9mile",
+		"/\t/evil.example/":                  "/",
+		"/\n/evil.example/":                  "/",
+		"/\r\n/evil.example/":                "/",
+		"/\\evil.example/":                   "/",
+		"/\\/evil.example/":                  "/",
+		"//evil.example/":                    "/",
+		"///evil.example/":                   "/",
+		"https://evil.example/":              "/",
+		"javascript:alert(1)":                "/",
+		"/ /evil.example/":                   "/",
+		"/g/\u00e9":                          "/",
+		"/g/go\x00":                          "/",
+		"":                                   "/",
+		"g/go":                               "/",
+		"/api/articles":                      "/",
+		"/g/":                                "/",
+		"/login":                             "/",
+		"/a/1#x":                             "/",
+		"/%09/evil.example/":                 "/",
+		"/u/alice?next=https://evil.example": "/u/alice?next=https://evil.example",
+	} {
+		r := httptest.NewRequest("POST", "/a/1/vote", strings.NewReader(url.Values{"back": {to}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if got := back(r); got != want {
+			t.Errorf("back %q sends to %q, want %q", to, got, want)
+		}
 	}
 }
