@@ -162,13 +162,14 @@ func (p *pinger) report() string {
 }
 
 // slowCommands reads the commands Redis logged as taking maxStall or
-// longer since the log was reset.
+// longer since the log was last reset, and resets it.
 func slowCommands(t *testing.T, e *env) []string {
 	t.Helper()
 	entries, err := redis.Values(e.do("SLOWLOG", "GET", 100), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.do("SLOWLOG", "RESET")
 	var slow []string
 	for _, entry := range entries {
 		fields, _ := redis.Values(entry, nil)
@@ -302,6 +303,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	e.do("SLOWLOG", "RESET") // the calls', not the set-up's
 
 	p := startPinger(t, addr)
+	var slow []string
 	phase := func(name string, run func() error) {
 		t.Helper()
 		p.in(name)
@@ -310,7 +312,12 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 			p.end(t)
 			t.Fatalf("%s: %v", name, err)
 		}
-		t.Logf("%s: %v", name, time.Since(began).Round(time.Millisecond))
+		took := time.Since(began)
+		these := slowCommands(t, e)
+		for _, c := range these {
+			slow = append(slow, name+": "+c)
+		}
+		t.Logf("%s: %v, %d commands of %v or more", name, took.Round(time.Millisecond), len(these), maxStall)
 	}
 	phase("Reindex", func() error {
 		done, err := live.ReindexWithProgress(ctx, nil)
@@ -478,7 +485,6 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		return nil
 	})
 	waits := p.end(t)
-	slow := slowCommands(t, e)
 	if len(waits) == 0 {
 		t.Fatal("no PING was answered")
 	}
