@@ -267,7 +267,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 
 	// The worst cases of data that users control, made before the PINGs
 	// start (the test's own writes of them would hold Redis up): a
-	// namespace that has named 300,000 groups, an article with 100,000
+	// namespace of 300,000 groups, an article with 100,000
 	// voters whose histories are kept, and, below, an article in MaxGroups
 	// groups with everything kept.
 	if err := addGroupNames(e, 300_000); err != nil {
@@ -362,7 +362,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		}
 		return nil
 	})
-	phase("calls among 300,000 group names", func() error {
+	phase("calls among 300,000 groups", func() error {
 		alone, err := live.PostArticle(ctx, "poster", "alone", "https://example.com/alone")
 		if err != nil {
 			return err
@@ -380,7 +380,17 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		if err := live.RemoveFromGroups(ctx, moving, "from"); err != nil {
 			return err
 		}
-		return live.AddToGroups(ctx, moving, "to")
+		if err := live.AddToGroups(ctx, moving, "to"); err != nil {
+			return err
+		}
+		if n, err := live.CountGroups(ctx); err != nil || n < 300_000 {
+			return fmt.Errorf("CountGroups = %d, %v; want the 300,000 and more", n, err)
+		}
+		page, err := live.Groups(ctx, 300_000/live.PageSize()/2)
+		if err == nil && len(page) != live.PageSize() {
+			err = fmt.Errorf("a deep page of Groups holds %d groups", len(page))
+		}
+		return err
 	})
 	phase("deleting an article with 100,000 voters and their histories", func() error {
 		if err := everything.DeleteArticle(ctx, popular); err != nil {
@@ -589,17 +599,17 @@ func addVoters(e *env, id string, n int) error {
 	})
 }
 
-// addGroupNames writes n group names (n1, n2, ...) into the namespace's set
-// of group names, as a namespace that has named so many groups over time
-// holds them, in one round trip.
+// addGroupNames writes n groups (n1, n2, ...) of one article each into the
+// namespace's sorted set of group sizes, as a namespace that holds so many
+// groups has them, in one round trip.
 func addGroupNames(e *env, n int) error {
 	return e.pipelined(func(send func(cmd string, args ...any)) {
 		for i := 0; i < n; i += 1000 {
-			args := []any{e.key("groupnames:")}
+			args := []any{e.key("groupsizes:")}
 			for j := i + 1; j <= min(i+1000, n); j++ {
-				args = append(args, "n"+strconv.Itoa(j))
+				args = append(args, 1, "n"+strconv.Itoa(j))
 			}
-			send("SADD", args...)
+			send("ZADD", args...)
 		}
 	})
 }
