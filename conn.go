@@ -56,8 +56,10 @@ type binder interface {
 // GetContext, the Store's round-trip limit (WithTimeout) bounds it, as it
 // bounds a round trip, when the context has no earlier deadline, so that a
 // capped pool (MaxActive with Wait) whose connections are all taken cannot
-// hold a call forever. A *redis.Pool that does not wait only dials, which
-// its Dial bounds; only a pool that may wait pays for the timer.
+// hold a call forever. A *redis.Pool with a connection to spare hands one
+// out or dials one, which its Dial bounds: the limit is not put on that
+// dial (a TLS handshake may take longer than a round trip), and only a
+// call that finds the pool's connections all taken pays for the timer.
 func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -66,7 +68,7 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 	if p, ok := s.pool.(contextPool); ok {
 		wait := ctx
 		limited := false
-		if rp, ok := s.pool.(*redis.Pool); s.timeout > 0 && (!ok || rp.Wait) {
+		if s.timeout > 0 && mayWait(s.pool) {
 			if left, hasDeadline := timeLeft(ctx); !hasDeadline || left > s.timeout {
 				var cancel context.CancelFunc
 				wait, cancel = context.WithTimeout(ctx, s.timeout)
@@ -99,6 +101,14 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 		}
 	}
 	return c, nil
+}
+
+// mayWait reports whether taking a connection from pool may wait for one
+// to be given back: a *redis.Pool with Wait whose MaxActive connections are
+// all taken, or any other pool, which may do as it likes.
+func mayWait(pool Pool) bool {
+	p, ok := pool.(*redis.Pool)
+	return !ok || p.Wait && p.MaxActive > 0 && p.ActiveCount() >= p.MaxActive
 }
 
 // maxAttempts bounds how often session runs an operation that Redis

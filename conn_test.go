@@ -1122,3 +1122,42 @@ func TestTimeoutBoundsTheWaitForAConnection(t *testing.T) {
 		t.Errorf("Article once the connection is free: %v", err)
 	}
 }
+
+// TestTimeoutLeavesADialToThePool: a pool with Wait and a connection to
+// spare dials one, in as long as its own Dial takes (a TLS handshake and
+// AUTH over a slow link may take longer than a round trip): the Store's
+// timeout bounds only the wait for a connection that another call holds.
+func TestTimeoutLeavesADialToThePool(t *testing.T) {
+	e := newEnv(t)
+	base := e.redis()
+	for _, tc := range []struct {
+		name      string
+		maxActive int
+		deadline  time.Duration // 0 for a context with none
+	}{{"a spare connection", 10, 0}, {"a spare connection, a later deadline", 10, 2 * time.Second}, {"no cap", 0, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := &redis.Pool{Wait: true, MaxActive: tc.maxActive, DialContext: func(ctx context.Context) (redis.Conn, error) {
+				select { // a dial of 300ms
+				case <-time.After(300 * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				c := base.Get()
+				return c, c.Err()
+			}}
+			defer pool.Close()
+			s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithTimeout(100*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			if tc.deadline > 0 {
+				cctx, cancel = context.WithTimeout(ctx, tc.deadline)
+			}
+			defer cancel()
+			if _, err := s.PostArticle(cctx, "alice", "t", "https://example.com/x"); err != nil {
+				t.Errorf("PostArticle through a pool that dials in 300ms, with a timeout of 100ms: %v", err)
+			}
+		})
+	}
+}

@@ -239,11 +239,12 @@ func digits(s string) bool {
 // order, whose values the site's listing and live group indexes share;
 // without live groups, for a group, the book's cached listing, which holds
 // each article's value from when it was built, so that the cursor goes on
-// with the listing the numbered page came from (the site's index if the
-// cache has expired or lacks the article: the next page builds it afresh
-// from those values). It returns an error wrapping ErrNotFound if neither
-// holds the article, and one wrapping ErrInvalid for an order the Store
-// does not keep or a malformed id or group.
+// with the listing the numbered page came from (the site's index once the
+// cache has expired: the next page builds it afresh from those values). It
+// returns an error wrapping ErrNotFound if the listing does not hold the
+// article (a cache that no longer does, since the article left the group,
+// included), and one wrapping ErrInvalid for an order the Store does not
+// keep or a malformed id or group.
 func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID string) (cursor string, err error) {
 	defer func() {
 		if err != nil {
@@ -263,8 +264,10 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 	}
 	member := s.keys.articleHash(articleID)
 	cmds := []command{{"ZSCORE", []any{s.keys.index(order), member}}}
-	if group != "" && !s.live {
-		cmds = append(cmds, command{"ZSCORE", []any{s.keys.groupCache(group, order), member}})
+	cached := group != "" && !s.live
+	if cached {
+		cache := s.keys.groupCache(group, order)
+		cmds = append(cmds, command{"ZSCORE", []any{cache, member}}, command{"EXISTS", []any{cache}})
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err == nil {
@@ -273,10 +276,10 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 	if err != nil {
 		return "", err
 	}
-	// The cache's value if it holds the article, else the site's.
-	value := replies[len(replies)-1]
-	if value == nil {
-		value = replies[0]
+	// The cache's value while there is a cache, else the site's.
+	value := replies[0]
+	if cached && replies[2] != int64(0) {
+		value = replies[1]
 	}
 	text, err := redis.String(value, nil)
 	if err == redis.ErrNil {

@@ -325,3 +325,46 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestCursorAfterAnArticleThatLeftTheCache: while a group's cached listing
+// lasts, the cursor after an article goes on from its place there; one
+// that has left the group (and so the cache) since the numbered page has
+// no place there, and CursorAfter says ErrNotFound, rather than place the
+// article's current value among the cache's old ones, which would list it
+// again. Once the cache has expired, the next page builds it afresh from
+// the site's values, and the cursor is made from those.
+func TestCursorAfterAnArticleThatLeftTheCache(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2))
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = e.post("poster", fmt.Sprintf("a%d", i), "g")
+	}
+	for i, votes := range []int{6, 4, 3, 2, 1} {
+		for v := range votes {
+			e.vote(fmt.Sprintf("u%d", v), ids[i], voting.Up)
+		}
+	}
+	if _, err := e.store.GetGroupArticles(ctx, "g", 1, voting.ByScore); err != nil { // builds the cache
+		t.Fatal(err)
+	}
+	for v := range 5 {
+		e.vote(fmt.Sprintf("w%d", v), ids[1], voting.Up)
+	}
+	if err := e.store.RemoveFromGroups(ctx, ids[1], "g"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := e.store.CursorAfter(ctx, voting.ByScore, "g", ids[1]); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("CursorAfter of an article that left the cached listing = %q, %v; want ErrNotFound", c, err)
+	}
+	// The cache gone, the cursor comes from the site's index, whose values
+	// the next page's cache takes.
+	e.do("DEL", e.key("score:g"))
+	cursor, err := e.store.CursorAfter(ctx, voting.ByScore, "g", ids[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, cursor)
+	if err != nil || strings.Join(idsOf(more), " ") != ids[3]+" "+ids[4] {
+		t.Errorf("the page after %s once the cache is gone = %v, %v; want [%s %s]", ids[2], idsOf(more), err, ids[3], ids[4])
+	}
+}

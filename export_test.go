@@ -2,6 +2,7 @@ package voting
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 )
@@ -28,7 +29,14 @@ func LinkKey(link string) string { return linkKey(link) }
 // posted (Unix seconds), whose link key another article holds: the tests'
 // model of lua/prelude.lua's shareOf.
 func LinkShare(key string, posted float64, id string) string {
-	return key + "\x00" + fmt.Sprintf("%019.6f", posted-minSeconds) + strings.Repeat("0", 19-len(id)) + id
+	whole := math.Floor(posted)
+	fraction := fmt.Sprintf("%.9f", posted-whole)
+	if fraction[0] == '1' {
+		fraction = "999999999" // a fraction that rounds up to a whole second
+	} else {
+		fraction = fraction[2:]
+	}
+	return key + "\x00" + fmt.Sprintf("%012d", int64(whole-minSeconds)) + fraction + strings.Repeat("0", 19-len(id)) + id
 }
 
 // IndexValue is what the index of order o holds for an article, computed

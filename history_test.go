@@ -596,3 +596,49 @@ func TestHistoryPagesEndWithTheWindow(t *testing.T) {
 		t.Errorf("CountUserHistory = %d, %v; want %d", n, err, len(want))
 	}
 }
+
+// TestHistoryOfAFractionOfAMillisecond: a history's time is kept to the
+// millisecond, as the scripts keep it (a time to live, the cut of what a
+// vote forgets), so that reads leave out exactly what a vote forgets: a
+// time of an hour and 500µs is an hour, for reads and writes alike. A
+// microsecond count would have reads keep for 500µs more a vote that a
+// vote forgets, or Redis has expired.
+func TestHistoryOfAFractionOfAMillisecond(t *testing.T) {
+	const d = time.Hour + 500*time.Microsecond
+	e := newEnv(t, voting.WithUserHistory(d))
+	if got := e.store.HistoryTime(); got != time.Hour {
+		t.Errorf("HistoryTime() = %v, want %v", got, time.Hour)
+	}
+	a := e.post("bob", "first")
+	b := e.post("bob", "second")
+	c := e.post("bob", "third")
+	e.vote("alice", a, voting.Up)
+	list := func() []string {
+		t.Helper()
+		h, err := e.store.UserHistory(ctx, "alice", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := []string{}
+		for _, v := range h {
+			ids = append(ids, v.Article.ID)
+		}
+		return ids
+	}
+	e.advance(time.Hour - 200*time.Microsecond)
+	e.vote("alice", b, voting.Up)
+	if got := list(); strings.Join(got, " ") != b+" "+a {
+		t.Errorf("200µs before the hour: %v, want both votes", got)
+	}
+	e.advance(400 * time.Microsecond)
+	if got := list(); strings.Join(got, " ") != b {
+		t.Errorf("200µs past the hour: %v, want only the second vote", got)
+	}
+	e.vote("alice", c, voting.Up)
+	if got := list(); strings.Join(got, " ") != c+" "+b {
+		t.Errorf("after a vote 200µs past the hour: %v, want the second and third votes", got)
+	}
+	if n := e.int("ZCARD", e.key("history:alice")); n != 2 {
+		t.Errorf("alice's history holds %d votes, want 2: the vote past the hour forgets the first", n)
+	}
+}

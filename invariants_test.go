@@ -553,8 +553,8 @@ func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articl
 		e.t.Fatalf("ZRANGE linkshares: %v", err)
 	}
 	for _, member := range shares {
-		key, rest, _ := strings.Cut(member, "\x00")
-		id := strings.TrimLeft(rest[min(len(rest), 19):], "0")
+		key, _, _ := strings.Cut(member, "\x00")
+		id := strings.TrimLeft(member[max(0, len(member)-19):], "0")
 		h, err := redis.StringMap(c.Do("HGETALL", e.key("article:"+id)))
 		posted, perr := strconv.ParseFloat(h["time"], 64)
 		switch {

@@ -53,10 +53,10 @@ import "strings"
 //	                              article that holds it
 //	linkshares:           zset    where Reindex found a link that more than one article
 //	                              had, the others, oldest first: each member the link's
-//	                              key, a zero byte, the posting time (seconds from the
-//	                              year 1, %019.6f) and the id (19 digits, zeros in
-//	                              front), all scored 0; the oldest takes the link when
-//	                              its holder gives it up
+//	                              key, a zero byte, the posting time (whole seconds from
+//	                              the year 1 in 12 digits, the fraction in 9) and the id
+//	                              (19 digits, zeros in front), all scored 0; the oldest
+//	                              takes the link when its holder gives it up
 //
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:

@@ -166,8 +166,9 @@ func WithLiveGroups() Option {
 // whole history expires d after their last vote. Once voting on an article
 // has closed, UserVotes answers from it. It costs each vote and post a few
 // writes to the user's history, and memory for one entry per vote kept (see
-// the README). It must be 0 (off, the default) or at least a second. Every
-// Store of a namespace should agree on it.
+// the README). It must be 0 (off, the default) or at least a second, and is
+// kept to the millisecond, as Redis keeps a time to live. Every Store of a
+// namespace should agree on it.
 func WithUserHistory(d time.Duration) Option {
 	return func(c *config) { c.history = d }
 }
@@ -212,11 +213,12 @@ func WithUniqueLinks() Option {
 // read timeout (redis.ConnWithTimeout, as *redis.Pool's and redisc's
 // connections have); on a connection without one, only the pool's own
 // timeouts bound it. It bounds as well the wait for a connection of a pool
-// that can wait (a *redis.Pool with Wait, or any pool with GetContext but
-// a *redis.Pool that does not wait), whose error says no connection came
-// within the timeout. Zero means no bound: a call with a context that has
-// no deadline waits as long as Redis, or the pool, takes. It must not be
-// negative. The default is DefaultTimeout (5s).
+// that makes a call wait (a *redis.Pool with Wait whose MaxActive
+// connections are all taken, or any pool with GetContext other than a
+// *redis.Pool), whose error says no connection came within the timeout; a
+// dial is the pool's to bound (its Dial). Zero means no bound: a call with
+// a context that has no deadline waits as long as Redis, or the pool,
+// takes. It must not be negative. The default is DefaultTimeout (5s).
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
 }

@@ -683,3 +683,46 @@ func TestLinkSharesOfTheWrongTypeIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkSharesInTheOrderOfPosting: articles that share a link take it in
+// the order they were posted, to the microsecond, whatever their ids
+// (concurrent posts read the clock before the counter gives the id): ids
+// 1, 2 and 3 posted at +0, +3 and +1 µs, and one at a negative time of the
+// book's with a fraction. Deleting the holder each time passes the link
+// to 3, then 2.
+func TestLinkSharesInTheOrderOfPosting(t *testing.T) {
+	e := newEnv(t)
+	const link = "https://example.com/shared"
+	for _, at := range []time.Duration{0, 3 * time.Microsecond, time.Microsecond} {
+		if _, err := postLink(e, storeAt(t, e, start.Add(at)), "p", link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := e.with(voting.WithUniqueLinks())
+	e.store = u
+	if err := u.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	for _, want := range []string{"3", "2"} {
+		holder, err := u.ArticleByLink(ctx, link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := u.DeleteArticle(ctx, holder.ID); err != nil {
+			t.Fatal(err)
+		}
+		if a, err := u.ArticleByLink(ctx, link); err != nil || a.ID != want {
+			t.Errorf("after deleting %s, ArticleByLink = %q, %v; want %s, the oldest left", holder.ID, a.ID, err, want)
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	}
+	// Times the model writes as the scripts do: a whole second, a
+	// fraction that rounds up to one, and a negative time.
+	for _, posted := range []float64{1795305600, 1795305600.9999999999, -62135596800, -1.25, 0.000001} {
+		member := voting.LinkShare("k", posted, "7")
+		if len(member) != len("k")+1+12+9+19 {
+			t.Errorf("the member of a time %v is %q, not of the fixed width", posted, member)
+		}
+	}
+}

@@ -91,7 +91,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		now:      cfg.now,
 		tagged:   hasHashTag(cfg.prefix),
 		live:     cfg.live,
-		history:  cfg.history,
+		history:  cfg.history.Truncate(time.Millisecond),
 		timeout:  cfg.timeout,
 		karma:    cfg.karma,
 		unique:   cfg.unique,

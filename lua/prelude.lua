@@ -495,11 +495,20 @@ end
 -- whose link key another article holds (one that Reindex found with a link
 -- an older article has): the key, a zero byte (no link holds one), the
 -- time and the id, written so that the members of a key sort oldest first,
--- and of one time the lowest id first: the seconds from the first of the
--- years in fixed-width decimal to the microsecond, the id with zeros in
--- front.
+-- and of one time the lowest id first: the whole seconds from the first of
+-- the years in 12 digits, the fraction of a second in 9 (each exact: t's
+-- whole seconds and fraction are doubles as exact as t, where their sum
+-- from the year 1 would keep only some 8 microseconds), and the id in 19,
+-- zeros in front.
 local function shareOf(key, t, id)
-	return key .. '\0' .. string.format('%019.6f', t - MIN_SECONDS) .. string.rep('0', 19 - #id) .. id
+	local floor = math.floor(t)
+	local fraction = string.format('%.9f', t - floor)
+	if string.sub(fraction, 1, 1) == '1' then
+		fraction = '999999999' -- a fraction that rounds up to a whole second
+	else
+		fraction = string.sub(fraction, 3)
+	end
+	return key .. '\0' .. string.format('%012d', floor - MIN_SECONDS) .. fraction .. string.rep('0', 19 - #id) .. id
 end
 
 -- firstShare gives the oldest member of linkshares: of the link key, and
