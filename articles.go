@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -69,7 +72,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 		return "", err
 	}
 	now := s.now()
-	if err := checkClock(now); err != nil {
+	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
 	st, err := readStatus(s.script(ctx, postScript, s.postCall(poster, title, link, groups, now)))
@@ -80,9 +83,9 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	case replyOK:
 		return st.detail, nil
 	case replyTaken:
-		return "", corrupt("the counter %s is behind existing data: %s exists", s.keys.counter(), st.detail)
+		return "", errs.Corruptf("the counter %s is behind existing data: %s exists", s.keys.Counter(), st.detail)
 	case replyFull:
-		return "", fmt.Errorf("the counter %s is at the largest id", s.keys.counter())
+		return "", fmt.Errorf("the counter %s is at the largest id", s.keys.Counter())
 	}
 	return "", st.err()
 }
@@ -92,23 +95,23 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 	k := s.keys
 	livePrefix := ""
 	if s.live {
-		livePrefix = k.livePrefix()
+		livePrefix = k.LivePrefix()
 	}
 	var c call
-	c.key(k.counter(), k.trimmedHash(), k.groupSizes(), k.indexedHash(), k.userPosts(poster))
+	c.key(k.Counter(), k.TrimmedHash(), k.GroupSizes(), k.IndexedHash(), k.UserPosts(poster))
 	c.key(s.indexes...)
 	if s.history > 0 {
-		c.key(k.userHistory(poster))
+		c.key(k.UserHistory(poster))
 	}
 	if s.karma {
-		c.key(k.karmaIndex())
+		c.key(k.KarmaIndex())
 	}
 	if s.unique {
-		c.key(k.linkIndex())
+		c.key(k.LinkIndex())
 	}
 	score := float64(now.UnixMicro())/1e6 + s.weight
-	c.arg(k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), k.recordPrefix(), k.groupSet(""), livePrefix,
-		title, link, poster, unixSeconds(now), formatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds(),
+	c.arg(k.ArticlePrefix(), k.VotedPrefix(), k.DownvotedPrefix(), k.RecordPrefix(), k.GroupSet(""), livePrefix,
+		title, link, poster, schema.UnixSeconds(now), schema.FormatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds(),
 		flag(s.karma), flag(s.unique))
 	orderList(&c, s.kept, now, orderKey, orderKind, orderWindow, orderCut)
 	c.names(groups)
@@ -132,10 +135,10 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 
 // article reads the article of a well-formed id, as Article does.
 func (s *Store) article(ctx context.Context, articleID string) (Article, error) {
-	member := s.keys.articleHash(articleID)
+	member := s.keys.ArticleHash(articleID)
 	cmds := []command{
 		{"HMGET", append([]any{member}, articleFields...)},
-		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
+		{"ZSCORE", []any{s.keys.ScoreIndex(), member}},
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err == nil {
@@ -177,8 +180,8 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 		return err
 	}
 	k := s.keys
-	member := k.articleHash(articleID)
-	cl := call{keys: []string{member, k.scoreIndex(), k.linkIndex(), k.linkShares(), k.indexedHash()},
+	member := k.ArticleHash(articleID)
+	cl := call{keys: []string{member, k.ScoreIndex(), k.LinkIndex(), k.LinkShares(), k.IndexedHash()},
 		args: []any{member, articleID, title, link, flag(s.unique)}}
 	st, err := readStatus(s.script(ctx, editScript, cl))
 	if err != nil || st.word == replyOK {
@@ -210,7 +213,7 @@ func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article
 	}
 	page := make([]any, len(ids))
 	for i, id := range ids {
-		page[i] = []byte(s.keys.articleHash(id))
+		page[i] = []byte(s.keys.ArticleHash(id))
 	}
 	err = s.session(ctx, func(c link) error {
 		articles, _, err = s.fetch(c, page, false)
@@ -225,7 +228,7 @@ func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article
 // which includes a score that is not finite (JSON cannot carry it).
 func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) {
 	unsound := func(what string, err error) (Article, bool, error) {
-		return Article{}, false, corrupt("%s: %v", what, err)
+		return Article{}, false, errs.Corruptf("%s: %v", what, err)
 	}
 	vals, err := redis.Values(fields, nil)
 	if err != nil {
@@ -260,7 +263,7 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 		field[i], text = text[:len(b)], text[len(b):]
 	}
 	a = Article{ID: field[0], Title: field[1], Link: field[2], Poster: field[3]}
-	if a.Posted, err = parseUnixSeconds(field[4]); err != nil {
+	if a.Posted, err = schema.ParseUnixSeconds(field[4]); err != nil {
 		return unsound("field time", err)
 	}
 	if a.Score, err = strconv.ParseFloat(field[5], 64); err != nil {
@@ -269,10 +272,10 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 	if math.IsInf(a.Score, 0) || math.IsNaN(a.Score) {
 		return unsound("score", fmt.Errorf("%q is not finite", field[5]))
 	}
-	if a.Votes, err = parseCount(vals[4]); err != nil {
+	if a.Votes, err = schema.ParseCount(vals[4]); err != nil {
 		return unsound("field votes", err)
 	}
-	if a.Downvotes, err = parseCount(vals[5]); err != nil {
+	if a.Downvotes, err = schema.ParseCount(vals[5]); err != nil {
 		return unsound("field downvotes", err)
 	}
 	return a, true, nil

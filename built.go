@@ -18,44 +18,23 @@ package voting
 // it takes that index's mark away), or a later run has started in its
 // place: the run then leaves the index unmarked, or to the later run.
 
-import (
-	"fmt"
-	"strings"
-)
-
-// builtYes is the value of a field of indexed: whose index holds every
-// article; a run of Reindex that builds it marks it "0:<token>" first.
-const builtYes = "1"
-
-// buildField is the field of indexed: for the site's index of o, or with
-// live for the groups' live indexes of o: "votes", "live:score". It is ""
-// for the site's indexes of the book's two orders, which every Store and
-// the book's code keep, so always built.
-func buildField(o Order, live bool) string {
-	switch {
-	case live:
-		return livePart + orders[o].name
-	case orders[o].always:
-		return ""
-	}
-	return orders[o].name
-}
+import "github.com/articlevote/voting/internal/schema"
 
 // buildFields gives the fields of indexed: of the indexes s keeps (built),
 // karma and the index of links among them,
 // and of those it does not (unbuilt), and of those the live ones (the
 // indexes a change of groups writes).
 func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
-	for i := range orders {
+	for i := range schema.Orders {
 		o := Order(i)
-		if f := buildField(o, false); f != "" {
+		if f := schema.BuildField(int(o), false); f != "" {
 			if s.keeps[o] {
 				built = append(built, f)
 			} else {
 				unbuilt = append(unbuilt, f)
 			}
 		}
-		if f := buildField(o, true); s.live && s.keeps[o] {
+		if f := schema.BuildField(int(o), true); s.live && s.keeps[o] {
 			built = append(built, f)
 		} else {
 			unbuilt = append(unbuilt, f)
@@ -65,7 +44,7 @@ func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
 	for _, f := range [...]struct {
 		field string
 		kept  bool
-	}{{karmaField, s.karma}, {linksField, s.unique}} {
+	}{{schema.KarmaField, s.karma}, {schema.LinksField, s.unique}} {
 		if f.kept {
 			built = append(built, f.field)
 		} else {
@@ -73,26 +52,4 @@ func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
 		}
 	}
 	return built, unbuilt, unbuiltLive
-}
-
-// The fields of indexed: of karma: (WithKarma) and of links:
-// (WithUniqueLinks).
-const (
-	karmaField = "karma"
-	linksField = "links"
-)
-
-// notIndexed is ErrNotIndexed for a listing of the index whose field of
-// indexed: is field.
-func notIndexed(field string) error {
-	if order, live := strings.CutPrefix(field, livePart); live {
-		return &kindError{ErrNotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order)}
-	}
-	switch field {
-	case karmaField:
-		return &kindError{ErrNotIndexed, "karma does not count every article yet: run Reindex to count it"}
-	case linksField:
-		return &kindError{ErrNotIndexed, "the index of links does not hold every article's yet: run Reindex to build it"}
-	}
-	return &kindError{ErrNotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field)}
 }

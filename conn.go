@@ -95,7 +95,7 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 			release(c)
 			return nil, err
 		}
-		if err := b.Bind(s.keys.counter()); err != nil {
+		if err := b.Bind(s.keys.Counter()); err != nil {
 			release(c)
 			return nil, err
 		}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/articlevote/voting/internal/errs"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -102,7 +104,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 		if at.member == "" {
 			read = command{"ZREVRANGE", []any{l.index, 0, size, "WITHSCORES"}}
 		} else {
-			cl = call{keys: []string{l.index}, args: []any{at.value, s.keys.articlePrefix() + at.member, size + 1}}
+			cl = call{keys: []string{l.index}, args: []any{at.value, s.keys.ArticlePrefix() + at.member, size + 1}}
 			read = command{"EVALSHA", evalArgs(afterScript, cl)}
 		}
 		reply, err := s.read(c, l, read)
@@ -113,7 +115,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 		}
 		page, err := readList(reply, err)
 		if err != nil {
-			return wrongType(err, l.index, read.name)
+			return errs.WrongType(err, l.index, read.name)
 		}
 		articles, next, err = s.pageAfter(c, l.order, group, page)
 		return err
@@ -134,7 +136,7 @@ func (s *Store) pageAfter(c link, order Order, group string, page []any) (articl
 		last := 2 * (size - 1)
 		member, _ := page[last].([]byte)
 		value, _ := page[last+1].([]byte)
-		id := strings.TrimPrefix(string(member), s.keys.articlePrefix())
+		id := strings.TrimPrefix(string(member), s.keys.ArticlePrefix())
 		next = makeCursor(order, group, point{string(value), id})
 		page = page[:2*size]
 	}
@@ -171,20 +173,20 @@ func parseCursor(cursor string, order Order, group string) (point, error) {
 	raw, err := cursorText.DecodeString(cursor)
 	fields := strings.Split(string(raw), "\n")
 	if err != nil || len(fields) != 5 || fields[0] != "1" {
-		return point{}, invalid("cursor %q is not one this library writes", cursor)
+		return point{}, errs.Invalidf("cursor %q is not one this library writes", cursor)
 	}
 	if fields[1] != order.String() || fields[2] != group {
 		what := "the site's"
 		if fields[2] != "" {
 			what = "group " + fields[2] + "'s"
 		}
-		return point{}, invalid("cursor %q is of %s listing by %s, not this one", cursor, what, fields[1])
+		return point{}, errs.Invalidf("cursor %q is of %s listing by %s, not this one", cursor, what, fields[1])
 	}
 	if !scoreText(fields[3]) {
-		return point{}, invalid("cursor %q holds no value", cursor)
+		return point{}, errs.Invalidf("cursor %q holds no value", cursor)
 	}
 	if fields[4] == "" {
-		return point{}, invalid("cursor %q holds no entry", cursor)
+		return point{}, errs.Invalidf("cursor %q holds no entry", cursor)
 	}
 	return point{fields[3], fields[4]}, nil
 }
@@ -262,11 +264,11 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 	if err := checkID(articleID); err != nil {
 		return "", err
 	}
-	member := s.keys.articleHash(articleID)
-	cmds := []command{{"ZSCORE", []any{s.keys.index(order), member}}}
+	member := s.keys.ArticleHash(articleID)
+	cmds := []command{{"ZSCORE", []any{s.keys.Index(int(order)), member}}}
 	cached := group != "" && !s.live
 	if cached {
-		cache := s.keys.groupCache(group, order)
+		cache := s.keys.GroupCache(group, int(order))
 		cmds = append(cmds, command{"ZSCORE", []any{cache, member}}, command{"EXISTS", []any{cache}})
 	}
 	replies, err := s.pipeline(ctx, cmds)

@@ -66,21 +66,21 @@ func (s *Store) deleteCall(articleID string) call {
 	k := s.keys
 	historyPrefix := ""
 	if s.history > 0 {
-		historyPrefix = k.historyPrefix()
+		historyPrefix = k.HistoryPrefix()
 	}
 	var c call
-	c.key(k.articleHash(articleID), k.scoreIndex(), k.timeIndex(), k.votedSet(articleID), k.downvotedSet(articleID),
-		k.groupRecord(articleID), k.groupSizes(), k.karmaIndex(), k.linkIndex(), k.linkShares())
+	c.key(k.ArticleHash(articleID), k.ScoreIndex(), k.TimeIndex(), k.VotedSet(articleID), k.DownvotedSet(articleID),
+		k.GroupRecord(articleID), k.GroupSizes(), k.KarmaIndex(), k.LinkIndex(), k.LinkShares())
 	// Every order's indexes, site and group, whatever the Store keeps: a
 	// Store of other options may keep them.
 	all := Orders()
 	for _, o := range all {
-		c.key(k.index(o))
+		c.key(k.Index(int(o)))
 	}
 	if s.history > 0 {
-		c.key(k.pendingVotedSet(articleID), k.pendingDownvotedSet(articleID))
+		c.key(k.PendingVotedSet(articleID), k.PendingDownvotedSet(articleID))
 	}
-	c.arg(k.articleHash(articleID), articleID, k.groupSet(""), k.prefix, k.livePrefix(), k.postsPrefix(), historyPrefix,
+	c.arg(k.ArticleHash(articleID), articleID, k.GroupSet(""), k.Prefix(), k.LivePrefix(), k.PostsPrefix(), historyPrefix,
 		s.historyBatch)
 	orderList(&c, all, time.Time{}, orderKey)
 	return c
@@ -91,8 +91,8 @@ func (s *Store) deleteCall(articleID string) call {
 func (s *Store) clearHistories(ctx context.Context, articleID string) error {
 	k := s.keys
 	cl := call{
-		keys: []string{k.pendingVotedSet(articleID), k.pendingDownvotedSet(articleID)},
-		args: []any{k.articleHash(articleID), k.historyPrefix(), s.historyBatch},
+		keys: []string{k.PendingVotedSet(articleID), k.PendingDownvotedSet(articleID)},
+		args: []any{k.ArticleHash(articleID), k.HistoryPrefix(), s.historyBatch},
 	}
 	return s.session(ctx, func(c link) error {
 		for {

@@ -89,7 +89,7 @@
 //     bytes, with no spaces or control characters; the host is a name
 //     (letters of any script, digits, ._~!$&'()*+,;=- and %-escapes of
 //     non-ASCII bytes) or an IPv6 address in brackets, with an optional port.
-//     Two links are the same link (linkKey, which WithUniqueLinks keeps
+//     Two links are the same link (schema.LinkKey, which WithUniqueLinks keeps
 //     unique and ArticleByLink looks up by) when they differ only in their
 //     fragment, from the first '#', or in the case of the ASCII letters of
 //     their scheme and host: https://Example.COM/a#top is

@@ -6,29 +6,28 @@ package voting
 // package's name once.
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/articlevote/voting/internal/errs"
 	"github.com/gomodule/redigo/redis"
 )
 
 // Errors a caller can test for with errors.Is.
 var (
 	// ErrNotFound is returned for a well-formed article id that has no article.
-	ErrNotFound = errors.New("voting: article not found")
+	ErrNotFound = errs.NotFound
 	// ErrVotingClosed is returned for a vote on an article past its cutoff.
-	ErrVotingClosed = errors.New("voting: voting closed")
+	ErrVotingClosed = errs.VotingClosed
 	// ErrInvalid is returned for bad input and bad option values. Nothing is
 	// written when it is returned.
-	ErrInvalid = errors.New("voting: invalid input")
+	ErrInvalid = errs.Invalid
 	// ErrCorrupt is returned when stored data is not as this library or the
 	// book's code writes it: a field that does not parse, such as a time of
 	// "abc", or a key of the wrong type where an operation reads or writes.
 	// The error names the key or field. Nothing is written when it is
 	// returned; listings skip such articles instead.
-	ErrCorrupt = errors.New("voting: corrupt data")
+	ErrCorrupt = errs.Corrupt
 	// ErrNotIndexed is returned by a listing or a count of an index that
 	// the namespace holds articles without: one of an order the Store keeps
 	// (WithOrders), a live group index (WithLiveGroups), karma (WithKarma)
@@ -38,51 +37,12 @@ var (
 	// an index kept since the namespace's first article, listings never
 	// return it, unless a Store that does not keep the index posts an
 	// article or changes its groups, which it cannot write there.
-	ErrNotIndexed = errors.New("voting: index not built")
+	ErrNotIndexed = errs.NotIndexed
 	// ErrDuplicate is returned, with WithUniqueLinks, for a post or an
 	// edit whose link another article has already; the error names that
 	// article's id. Nothing is written when it is returned.
-	ErrDuplicate = errors.New("voting: duplicate link")
+	ErrDuplicate = errs.Duplicate
 )
-
-// errPrefix starts the text of every error of the package, once.
-const errPrefix = "voting: "
-
-// A kindError is one of the sentinels with what it is about: its text is
-// the sentinel's and the detail, "voting: invalid input: title is empty".
-type kindError struct {
-	kind   error
-	detail string
-}
-
-func (e *kindError) Error() string { return e.kind.Error() + ": " + e.detail }
-func (e *kindError) Unwrap() error { return e.kind }
-
-// invalid is ErrInvalid with a detail.
-func invalid(format string, args ...any) error {
-	return &kindError{ErrInvalid, fmt.Sprintf(format, args...)}
-}
-
-// corrupt is ErrCorrupt with a detail, which names the key or field.
-func corrupt(format string, args ...any) error {
-	return &kindError{ErrCorrupt, fmt.Sprintf(format, args...)}
-}
-
-// wrongType words Redis's WRONGTYPE error for cmd on key as ErrCorrupt,
-// naming the key; other errors pass as they are.
-func wrongType(err error, key, cmd string) error {
-	if isWrongType(err) {
-		return corrupt("%s is of the wrong type for %s", key, cmd)
-	}
-	return err
-}
-
-// isWrongType reports whether err is Redis's word that a key holds another
-// type than the command takes.
-func isWrongType(err error) bool {
-	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "WRONGTYPE")
-}
 
 // replyError is the first error Redis answered to one of a pipeline's
 // commands, with a WRONGTYPE worded as ErrCorrupt naming the command's key
@@ -91,7 +51,7 @@ func replyError(cmds []command, replies []any) error {
 	for i, reply := range replies {
 		if err, ok := reply.(redis.Error); ok {
 			key, _ := cmds[i].args[0].(string)
-			return wrongType(err, key, cmds[i].name)
+			return errs.WrongType(err, key, cmds[i].name)
 		}
 	}
 	return nil
@@ -106,7 +66,7 @@ type opError struct {
 }
 
 func (e *opError) Error() string {
-	return errPrefix + e.op + ": " + strings.TrimPrefix(e.err.Error(), errPrefix)
+	return errs.Prefix + e.op + ": " + strings.TrimPrefix(e.err.Error(), errs.Prefix)
 }
 
 func (e *opError) Unwrap() error { return e.err }

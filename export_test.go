@@ -5,6 +5,9 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
 )
 
 // SetBatches sets how many articles one step of a window's trimming and one
@@ -23,7 +26,7 @@ func Cursor(o Order, group, value, id string) string {
 }
 
 // LinkKey is a link's field in the index of links.
-func LinkKey(link string) string { return linkKey(link) }
+func LinkKey(link string) string { return schema.LinkKey(link) }
 
 // LinkShare is the member of linkshares: of the article id, posted at
 // posted (Unix seconds), whose link key another article holds: the tests'
@@ -36,13 +39,13 @@ func LinkShare(key string, posted float64, id string) string {
 	} else {
 		fraction = fraction[2:]
 	}
-	return key + "\x00" + fmt.Sprintf("%012d", int64(whole-minSeconds)) + fraction + strings.Repeat("0", 19-len(id)) + id
+	return key + "\x00" + fmt.Sprintf("%012d", int64(whole-schema.MinSeconds)) + fraction + strings.Repeat("0", 19-len(id)) + id
 }
 
 // IndexValue is what the index of order o holds for an article, computed
 // in Go (wantValue in lua_test.go): the tests' one model of it.
 func IndexValue(o Order, posted, ups, downs, score float64) float64 {
-	want, _ := wantValue(orders[o].kind, posted, ups, downs, score)
+	want, _ := wantValue(schema.Orders[o].Kind, posted, ups, downs, score)
 	return want
 }
 
@@ -50,7 +53,7 @@ func IndexValue(o Order, posted, ups, downs, score float64) float64 {
 // of order o, is the one IndexValue gives, to within rounding for a value
 // Lua computes with a power.
 func IndexValueMatches(o Order, got, posted, ups, downs, score float64) bool {
-	return valueMatches(orders[o].kind, got, posted, ups, downs, score)
+	return valueMatches(schema.Orders[o].Kind, got, posted, ups, downs, score)
 }
 
 // SharedKey is the key the namespace of prefix p could share with that of
@@ -87,33 +90,33 @@ type KeyMaker struct {
 // KeyMakers are the methods of keys, under prefix, that name every key a
 // Store writes.
 func KeyMakers(prefix string) []KeyMaker {
-	k := newKeys(prefix)
+	k := schema.NewKeys(prefix)
 	fixed := func(key string) func(string) string { return func(string) string { return key } }
 	makers := []KeyMaker{
-		{"counter", fixed(k.counter()), ""},
-		{"articleHash", k.articleHash, "id"},
-		{"votedSet", k.votedSet, "id"},
-		{"downvotedSet", k.downvotedSet, "id"},
-		{"groupSet", k.groupSet, "group"},
-		{"groupRecord", k.groupRecord, "id"},
-		{"userHistory", k.userHistory, "user"},
-		{"groupSizes", fixed(k.groupSizes()), ""},
-		{"userPosts", k.userPosts, "user"},
-		{"karmaIndex", fixed(k.karmaIndex()), ""},
-		{"linkIndex", fixed(k.linkIndex()), ""},
-		{"linkShares", fixed(k.linkShares()), ""},
-		{"pendingVotedSet", k.pendingVotedSet, "id"},
-		{"pendingDownvotedSet", k.pendingDownvotedSet, "id"},
-		{"trimmedHash", fixed(k.trimmedHash()), ""},
-		{"reindexProgress", fixed(k.reindexProgress()), ""},
-		{"indexedHash", fixed(k.indexedHash()), ""},
+		{"counter", fixed(k.Counter()), ""},
+		{"articleHash", k.ArticleHash, "id"},
+		{"votedSet", k.VotedSet, "id"},
+		{"downvotedSet", k.DownvotedSet, "id"},
+		{"groupSet", k.GroupSet, "group"},
+		{"groupRecord", k.GroupRecord, "id"},
+		{"userHistory", k.UserHistory, "user"},
+		{"groupSizes", fixed(k.GroupSizes()), ""},
+		{"userPosts", k.UserPosts, "user"},
+		{"karmaIndex", fixed(k.KarmaIndex()), ""},
+		{"linkIndex", fixed(k.LinkIndex()), ""},
+		{"linkShares", fixed(k.LinkShares()), ""},
+		{"pendingVotedSet", k.PendingVotedSet, "id"},
+		{"pendingDownvotedSet", k.PendingDownvotedSet, "id"},
+		{"trimmedHash", fixed(k.TrimmedHash()), ""},
+		{"reindexProgress", fixed(k.ReindexProgress()), ""},
+		{"indexedHash", fixed(k.IndexedHash()), ""},
 	}
-	for i := range orders {
+	for i := range schema.Orders {
 		o := Order(i)
 		makers = append(makers,
-			KeyMaker{"index " + o.String(), fixed(k.index(o)), ""},
-			KeyMaker{"groupCache " + o.String(), func(g string) string { return k.groupCache(g, o) }, "group"},
-			KeyMaker{"liveIndex " + o.String(), func(g string) string { return k.liveIndex(g, o) }, "group"})
+			KeyMaker{"index " + o.String(), fixed(k.Index(int(o))), ""},
+			KeyMaker{"groupCache " + o.String(), func(g string) string { return k.GroupCache(g, int(o)) }, "group"},
+			KeyMaker{"liveIndex " + o.String(), func(g string) string { return k.LiveIndex(g, int(o)) }, "group"})
 	}
 	return makers
 }
@@ -130,7 +133,7 @@ func CheckTail(kind, tail string) error {
 		return checkUser(tail)
 	}
 	if tail != "" {
-		return invalid("no tail expected, got %q", tail)
+		return errs.Invalidf("no tail expected, got %q", tail)
 	}
 	return nil
 }
@@ -139,7 +142,7 @@ func CheckTail(kind, tail string) error {
 // field of keys but the prefix, and each of its indexes' keys.
 func KeyParts() []string {
 	const prefix = "P"
-	v := reflect.ValueOf(newKeys(prefix))
+	v := reflect.ValueOf(schema.NewKeys(prefix))
 	var parts []string
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -31,7 +34,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	}
 	now := s.now()
 	if s.live {
-		if err := checkClock(now); err != nil {
+		if err := schema.CheckClock(now); err != nil {
 			return err
 		}
 	}
@@ -43,7 +46,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 	case replyOK:
 		return nil
 	case replyTooMany:
-		return invalid("article %s would be in %s groups, more than MaxGroups (%d)", articleID, st.detail, MaxGroups)
+		return errs.Invalidf("article %s would be in %s groups, more than MaxGroups (%d)", articleID, st.detail, MaxGroups)
 	}
 	return st.err()
 }
@@ -51,18 +54,18 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 // addGroupsCall builds add_groups.lua's KEYS and ARGV.
 func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) call {
 	k := s.keys
-	member := k.articleHash(articleID)
+	member := k.ArticleHash(articleID)
 	var live []Order
 	livePrefix := ""
 	if s.live {
-		live, livePrefix = s.kept, k.livePrefix()
+		live, livePrefix = s.kept, k.LivePrefix()
 	}
 	var c call
-	c.key(member, k.scoreIndex(), k.groupRecord(articleID), k.trimmedHash(), k.groupSizes(), k.indexedHash())
+	c.key(member, k.ScoreIndex(), k.GroupRecord(articleID), k.TrimmedHash(), k.GroupSizes(), k.IndexedHash())
 	for _, o := range live {
-		c.key(k.index(o))
+		c.key(k.Index(int(o)))
 	}
-	c.arg(member, k.groupSet(""), livePrefix, MaxGroups)
+	c.arg(member, k.GroupSet(""), livePrefix, MaxGroups)
 	orderList(&c, live, now, orderKey, orderWindow, orderCut)
 	c.names(groups)
 	c.arg(s.groupMarks...)
@@ -99,8 +102,8 @@ func (s *Store) removeGroupsCall(articleID string, groups []string) call {
 	// keeps it after a deletion, until it expires. Every order's, since a
 	// Store of other options may keep them.
 	var c call
-	c.key(k.groupRecord(articleID), k.groupSizes())
-	c.arg(k.articleHash(articleID), k.groupSet(""), k.prefix, k.livePrefix())
+	c.key(k.GroupRecord(articleID), k.GroupSizes())
+	c.arg(k.ArticleHash(articleID), k.GroupSet(""), k.Prefix(), k.LivePrefix())
 	orderList(&c, Orders(), time.Time{}, orderKey)
 	c.names(groups)
 	return c
@@ -114,7 +117,7 @@ func checkGroupChange(articleID string, groups []string) ([]string, error) {
 		return nil, err
 	}
 	if len(groups) == 0 {
-		return nil, invalid("no groups given")
+		return nil, errs.Invalidf("no groups given")
 	}
 	return distinctGroups(groups)
 }
@@ -133,11 +136,11 @@ func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []s
 	if err := checkID(articleID); err != nil {
 		return nil, err
 	}
-	member := s.keys.articleHash(articleID)
+	member := s.keys.ArticleHash(articleID)
 	cmds := []command{
 		{"HGET", []any{member, "time"}},
-		{"ZSCORE", []any{s.keys.scoreIndex(), member}},
-		{"SMEMBERS", []any{s.keys.groupRecord(articleID)}},
+		{"ZSCORE", []any{s.keys.ScoreIndex(), member}},
+		{"SMEMBERS", []any{s.keys.GroupRecord(articleID)}},
 	}
 	replies, err := s.pipeline(ctx, cmds)
 	if err == nil {
@@ -252,7 +255,7 @@ func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, 
 // size.
 func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64, size bool, at *point) (any, error) {
 	for {
-		cut, err := s.windowCut(&orders[order])
+		cut, err := s.windowCut(&schema.Orders[order])
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +266,7 @@ func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64
 			return reply, err
 		}
 		if st, rerr := readStatus(reply, err); rerr == nil && st.word == replyNotIndexed {
-			return nil, notIndexed(buildField(order, false))
+			return nil, schema.NotIndexed(schema.BuildField(int(order), false))
 		}
 		done, err := trimmed(c.ctx, reply, err)
 		if err != nil {
@@ -286,12 +289,12 @@ func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut 
 	if at != nil {
 		cursor = "1"
 		if at.member != "" {
-			afterValue, afterMember = at.value, k.articlePrefix()+at.member
+			afterValue, afterMember = at.value, k.ArticlePrefix()+at.member
 		}
 	}
 	return call{
-		keys: []string{k.groupCache(group, order), k.groupSet(group), k.index(order), k.timeIndex(), k.trimmedHash(), k.indexedHash()},
-		args: []any{s.groupTTL.Milliseconds(), start, stopArg, markField(&orders[order], ""), cut, s.trimBatch, buildField(order, false),
+		keys: []string{k.GroupCache(group, int(order)), k.GroupSet(group), k.Index(int(order)), k.TimeIndex(), k.TrimmedHash(), k.IndexedHash()},
+		args: []any{s.groupTTL.Milliseconds(), start, stopArg, schema.MarkField(&schema.Orders[order], ""), cut, s.trimBatch, schema.BuildField(int(order), false),
 			cursor, afterValue, afterMember},
 	}
 }
@@ -319,17 +322,17 @@ func (s *Store) Groups(ctx context.Context, page int) (groups []GroupSize, err e
 	if err != nil || past {
 		return []GroupSize{}, err
 	}
-	key := s.keys.groupSizes()
+	key := s.keys.GroupSizes()
 	err = s.session(ctx, func(c link) error {
 		reply, err := redis.Strings(c.do("ZREVRANGE", key, start, stop, "WITHSCORES"))
 		if err != nil {
-			return wrongType(err, key, "ZREVRANGE")
+			return errs.WrongType(err, key, "ZREVRANGE")
 		}
 		groups = make([]GroupSize, 0, len(reply)/2)
 		for i := 0; i+1 < len(reply); i += 2 {
 			n, err := strconv.ParseInt(reply[i+1], 10, 64)
 			if err != nil {
-				return corrupt("%s gives group %q the size %q", key, reply[i], reply[i+1])
+				return errs.Corruptf("%s gives group %q the size %q", key, reply[i], reply[i+1])
 			}
 			groups = append(groups, GroupSize{Name: reply[i], Articles: n})
 		}
@@ -346,11 +349,11 @@ func (s *Store) CountGroups(ctx context.Context) (n int64, err error) {
 			err = failed(err, "count groups")
 		}
 	}()
-	key := s.keys.groupSizes()
+	key := s.keys.GroupSizes()
 	err = s.session(ctx, func(c link) error {
 		var err error
 		n, err = redis.Int64(c.do("ZCARD", key))
-		return wrongType(err, key, "ZCARD")
+		return errs.WrongType(err, key, "ZCARD")
 	})
 	return n, err
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -43,7 +46,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		}
 	}()
 	if s.history == 0 {
-		return nil, invalid("the Store keeps no user history: give New WithUserHistory(d)")
+		return nil, errs.Invalidf("the Store keeps no user history: give New WithUserHistory(d)")
 	}
 	if err := checkUser(user); err != nil {
 		return nil, err
@@ -55,10 +58,10 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 	if past {
 		return []UserVote{}, nil
 	}
-	key := s.keys.userHistory(user)
+	key := s.keys.UserHistory(user)
 	err = s.session(ctx, func(c link) error {
 		now := s.now()
-		if err := checkClock(now); err != nil {
+		if err := schema.CheckClock(now); err != nil {
 			return err
 		}
 		for read := 1; ; read++ {
@@ -108,27 +111,27 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 		}
 	}()
 	if s.history == 0 {
-		return 0, invalid("the Store keeps no user history: give New WithUserHistory(d)")
+		return 0, errs.Invalidf("the Store keeps no user history: give New WithUserHistory(d)")
 	}
 	if err := checkUser(user); err != nil {
 		return 0, err
 	}
-	key := s.keys.userHistory(user)
+	key := s.keys.UserHistory(user)
 	err = s.session(ctx, func(c link) error {
 		now := s.now()
-		if err := checkClock(now); err != nil {
+		if err := schema.CheckClock(now); err != nil {
 			return err
 		}
 		var err error
 		n, err = redis.Int64(c.do("ZCOUNT", key, s.keptSince(now), "+inf"))
-		return wrongType(err, key, "ZCOUNT")
+		return errs.WrongType(err, key, "ZCOUNT")
 	})
 	return n, err
 }
 
 // keptSince is the bound of the votes a history keeps at now, as a range of
 // a sorted set takes it: those cast after now less the history's time.
-func (s *Store) keptSince(now time.Time) string { return "(" + unixSeconds(now.Add(-s.history)) }
+func (s *Store) keptSince(now time.Time) string { return "(" + schema.UnixSeconds(now.Add(-s.history)) }
 
 // historyPage reads the page of the history key from start, the votes after
 // the history's time by now: the votes of the articles there are, in order,
@@ -140,12 +143,12 @@ func (s *Store) keptSince(now time.Time) string { return "(" + unixSeconds(now.A
 // offset would walk every entry before the page, 46 ms for the last page
 // of three million. Both give entries of one time in the same order.
 func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
-	since, err := strconv.ParseFloat(unixSeconds(now.Add(-s.history)), 64)
+	since, err := strconv.ParseFloat(schema.UnixSeconds(now.Add(-s.history)), 64)
 	if err != nil {
 		return nil, nil, err
 	}
 	reply, err := c.do("ZREVRANGE", key, start, start+int64(s.pageSize)-1, "WITHSCORES")
-	entries, err := redis.ByteSlices(reply, wrongType(err, key, "ZREVRANGE"))
+	entries, err := redis.ByteSlices(reply, errs.WrongType(err, key, "ZREVRANGE"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,9 +166,9 @@ func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]U
 		if !ok || err != nil || dir == None {
 			continue
 		}
-		at, err := parseScoreSeconds(string(entries[i+1]))
+		at, err := schema.ParseScoreSeconds(string(entries[i+1]))
 		if err != nil {
-			return nil, nil, corrupt("%s: %s: %v", key, entries[i], err)
+			return nil, nil, errs.Corruptf("%s: %s: %v", key, entries[i], err)
 		}
 		members = append(members, []byte(member))
 		dirs = append(dirs, dir)
@@ -178,7 +181,7 @@ func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]U
 	// fetch keeps the page's order and leaves out what it skips, so each
 	// article is the next entry of its id.
 	votes := make([]UserVote, 0, len(articles))
-	prefix := s.keys.articlePrefix()
+	prefix := s.keys.ArticlePrefix()
 	for i, m := range members {
 		if len(votes) < len(articles) && string(m.([]byte)) == prefix+articles[len(votes)].ID {
 			votes = append(votes, UserVote{Article: articles[len(votes)], Direction: dirs[i], At: times[i]})

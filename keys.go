@@ -1,6 +1,10 @@
 package voting
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/articlevote/voting/internal/schema"
+)
 
 // The key schema. With an empty prefix these are exactly the keys of Redis in
 // Action, chapter 1, so data written by the book's code and by this package
@@ -48,7 +52,7 @@ import "strings"
 //
 // With WithUniqueLinks, the index of links:
 //
-//	links:                hash    field a link as linkKey writes it (scheme and host
+//	links:                hash    field a link as schema.LinkKey writes it (scheme and host
 //	                              in lower case, no fragment), value the id of the
 //	                              article that holds it
 //	linkshares:           zset    where Reindex found a link that more than one article
@@ -91,64 +95,6 @@ import "strings"
 // names may not contain braces so that the prefix's tag is always the first.
 // New refuses a prefix under which keys of another namespace could fall
 // (checkPrefix, from keyShapes): "" and "live:" would share live:score:news.
-type keys struct {
-	prefix string
-	// The keys and key prefixes that do not depend on an id or a name,
-	// joined once, since joining strings allocates.
-	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links, shares        string
-	indexes                                                                              [len(orders)]string
-}
-
-const (
-	articlePart   = "article:"
-	scorePart     = "score:"
-	timePart      = "time:"
-	votedPart     = "voted:"
-	downvotedPart = "downvoted:"
-	groupPart     = "group:"
-	recordPart    = "groups:"
-	trimmedPart   = "trimmed:"
-	livePart      = "live:"
-	sizesPart     = "groupsizes:"
-	postsPart     = "posts:"
-	karmaPart     = "karma:"
-	linksPart     = "links:"
-	sharesPart    = "linkshares:"
-	historyPart   = "history:"
-	pendingPart   = "deleted:"
-	reindexPart   = "reindex:"
-	indexedPart   = "indexed:"
-)
-
-func newKeys(prefix string) keys {
-	k := keys{
-		prefix:    prefix,
-		article:   prefix + articlePart,
-		voted:     prefix + votedPart,
-		downvoted: prefix + downvotedPart,
-		group:     prefix + groupPart,
-		record:    prefix + recordPart,
-		trimmed:   prefix + trimmedPart,
-		live:      prefix + livePart,
-		sizes:     prefix + sizesPart,
-		posts:     prefix + postsPart,
-		karma:     prefix + karmaPart,
-		links:     prefix + linksPart,
-		shares:    prefix + sharesPart,
-		history:   prefix + historyPart,
-		reindex:   prefix + reindexPart,
-		indexed:   prefix + indexedPart,
-
-		pendingVoted:     prefix + pendingPart + votedPart,
-		pendingDownvoted: prefix + pendingPart + downvotedPart,
-	}
-	for i, spec := range orders {
-		k.indexes[i] = prefix + spec.key
-	}
-	k.score, k.time = k.indexes[ByScore], k.indexes[ByTime]
-	return k
-}
 
 // A keyShape is one kind of key of a namespace, after the prefix: a
 // literal, which ends in ':', and then a tail of a class.
@@ -172,19 +118,19 @@ const (
 // a prefix under which keys of another namespace could fall.
 var keyShapes = func() []keyShape {
 	shapes := []keyShape{
-		{articlePart, noTail}, {articlePart, idTail},
-		{votedPart, idTail}, {downvotedPart, idTail},
-		{groupPart, groupTail}, {recordPart, idTail},
-		{historyPart, userTail}, {sizesPart, noTail},
-		{postsPart, userTail}, {karmaPart, noTail}, {linksPart, noTail}, {sharesPart, noTail},
-		{pendingPart + votedPart, idTail}, {pendingPart + downvotedPart, idTail},
-		{trimmedPart, noTail}, {reindexPart, noTail}, {indexedPart, noTail},
+		{schema.ArticlePart, noTail}, {schema.ArticlePart, idTail},
+		{schema.VotedPart, idTail}, {schema.DownvotedPart, idTail},
+		{schema.GroupPart, groupTail}, {schema.RecordPart, idTail},
+		{schema.HistoryPart, userTail}, {schema.SizesPart, noTail},
+		{schema.PostsPart, userTail}, {schema.KarmaPart, noTail}, {schema.LinksPart, noTail}, {schema.SharesPart, noTail},
+		{schema.PendingPart + schema.VotedPart, idTail}, {schema.PendingPart + schema.DownvotedPart, idTail},
+		{schema.TrimmedPart, noTail}, {schema.ReindexPart, noTail}, {schema.IndexedPart, noTail},
 	}
-	for _, spec := range orders {
+	for _, spec := range schema.Orders {
 		shapes = append(shapes,
-			keyShape{spec.key, noTail},               // the index
-			keyShape{spec.key, groupTail},            // a group's cached listing
-			keyShape{livePart + spec.key, groupTail}) // a group's live index
+			keyShape{spec.Key, noTail},                      // the index
+			keyShape{spec.Key, groupTail},                   // a group's cached listing
+			keyShape{schema.LivePart + spec.Key, groupTail}) // a group's live index
 	}
 	return shapes
 }()
@@ -249,98 +195,4 @@ func shiftedKey(r string) (x, y string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// counter is the string INCR'd for new article ids.
-func (k keys) counter() string { return k.article }
-
-// articleHash is the hash of one article. It is also the article's member
-// name in every index and group, as in the book.
-func (k keys) articleHash(id string) string { return k.article + id }
-
-// articlePrefix is articleHash without the id, for scripts that make the id.
-func (k keys) articlePrefix() string { return k.article }
-
-// votedPrefix and downvotedPrefix are voted and downvoted without the id,
-// for scripts that make the id.
-func (k keys) votedPrefix() string     { return k.voted }
-func (k keys) downvotedPrefix() string { return k.downvoted }
-
-func (k keys) scoreIndex() string { return k.score }
-func (k keys) timeIndex() string  { return k.time }
-
-// index is the zset that lists articles in the given order.
-func (k keys) index(o Order) string { return k.indexes[o] }
-
-// trimmedHash is the hash of the top-of-window indexes' marks.
-func (k keys) trimmedHash() string { return k.trimmed }
-
-func (k keys) votedSet(id string) string     { return k.voted + id }
-func (k keys) downvotedSet(id string) string { return k.downvoted + id }
-func (k keys) groupSet(name string) string   { return k.group + name }
-
-// userHistory is the sorted set of a user's votes (WithUserHistory):
-// members "up:article:7" and "down:article:7", each scored with the time of
-// the vote. historyPrefix is its name without the user.
-func (k keys) userHistory(user string) string { return k.history + user }
-func (k keys) historyPrefix() string          { return k.history }
-
-// groupSizes is the sorted set of the namespace's groups that hold an
-// article, each scored with its number of articles.
-func (k keys) groupSizes() string { return k.sizes }
-
-// userPosts is the sorted set of a user's articles by posting time;
-// postsPrefix is its name without the user.
-func (k keys) userPosts(user string) string { return k.posts + user }
-func (k keys) postsPrefix() string          { return k.posts }
-
-// karmaIndex is the sorted set of the posters' karma (WithKarma).
-func (k keys) karmaIndex() string { return k.karma }
-
-// linkIndex is the hash from each link's key (linkKey) to the id of the
-// article that holds it (WithUniqueLinks); linkShares is the sorted set of
-// the other articles that Reindex found with a link, in their turn to hold
-// it.
-func (k keys) linkIndex() string  { return k.links }
-func (k keys) linkShares() string { return k.shares }
-
-// pendingVotedSet and pendingDownvotedSet are a deleted article's voter
-// sets, renamed, while DeleteArticle clears their histories.
-func (k keys) pendingVotedSet(id string) string     { return k.pendingVoted + id }
-func (k keys) pendingDownvotedSet(id string) string { return k.pendingDownvoted + id }
-
-// reindexProgress is the hash of where an unfinished Reindex goes on from.
-func (k keys) reindexProgress() string { return k.reindex }
-
-// indexedHash is the hash of which indexes hold every article (built.go).
-func (k keys) indexedHash() string { return k.indexed }
-
-// groupRecord is the set of the names of the groups an article is in (no
-// key for none); recordPrefix is its name without the id, for scripts that
-// make the id.
-func (k keys) groupRecord(id string) string { return k.record + id }
-func (k keys) recordPrefix() string         { return k.record }
-
-// groupCache is the book's cached intersection of a group with an index:
-// score:<name>, time:<name>, top-week:<name> and so on.
-func (k keys) groupCache(name string, o Order) string { return k.index(o) + name }
-
-// liveIndex is a group's live index of an order (WithLiveGroups):
-// live:score:<name>, live:top-week:<name> and so on. livePrefix is its name
-// before the order's key and the group's name, for the vote script, which
-// makes the names of an article's groups' indexes from its record.
-func (k keys) liveIndex(name string, o Order) string { return k.live + orders[o].key + name }
-func (k keys) livePrefix() string                    { return k.live }
-
-// markField is the field of trimmed: that holds the mark of a top-of-window
-// index of spec's order: the site's ("top-week") for group "", else the
-// group's live index's ("top-week:news"); "" for an order with no window.
-func markField(spec *orderSpec, group string) string {
-	switch {
-	case spec.window == 0:
-		return ""
-	case group == "":
-		return spec.name
-	}
-	return spec.name + ":" + group
 }

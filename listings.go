@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -47,7 +50,7 @@ func emptyPage(err error, op string) ([]Article, error) {
 // order, or a group's live index of it.
 type listing struct {
 	order Order
-	spec  *orderSpec
+	spec  *schema.OrderSpec
 	index string
 	// byTime and field are, for a top-of-window order, the time index the
 	// window is trimmed along (the site's, or the group's live one) and the
@@ -59,13 +62,13 @@ type listing struct {
 }
 
 func (s *Store) siteListing(o Order) listing {
-	return listing{order: o, spec: &orders[o], index: s.keys.index(o), byTime: s.keys.timeIndex(),
-		field: markField(&orders[o], ""), built: buildField(o, false)}
+	return listing{order: o, spec: &schema.Orders[o], index: s.keys.Index(int(o)), byTime: s.keys.TimeIndex(),
+		field: schema.MarkField(&schema.Orders[o], ""), built: schema.BuildField(int(o), false)}
 }
 
 func (s *Store) liveListing(group string, o Order) listing {
-	return listing{order: o, spec: &orders[o], index: s.keys.liveIndex(group, o),
-		byTime: s.keys.liveIndex(group, ByTime), field: markField(&orders[o], group), built: buildField(o, true)}
+	return listing{order: o, spec: &schema.Orders[o], index: s.keys.LiveIndex(group, int(o)),
+		byTime: s.keys.LiveIndex(group, int(ByTime)), field: schema.MarkField(&schema.Orders[o], group), built: schema.BuildField(int(o), true)}
 }
 
 // list reads the articles of one page of l, from start to stop, in two
@@ -101,36 +104,36 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 // script reads both for a window), so that a listing of an index not built
 // is ErrNotIndexed, not a page that leaves articles out.
 func (s *Store) read(c link, l listing, read command) (any, error) {
-	if l.spec.window == 0 && l.built == "" {
+	if l.spec.Window == 0 && l.built == "" {
 		reply, err := c.do(read.name, read.args...)
-		return reply, wrongType(err, l.index, read.name)
+		return reply, errs.WrongType(err, l.index, read.name)
 	}
 	for {
 		// The index's mark; for a window, the trim script reads it before
 		// it writes anything.
 		var first command
-		if l.spec.window > 0 {
+		if l.spec.Window > 0 {
 			cut, err := s.windowCut(l.spec)
 			if err != nil {
 				return nil, err
 			}
 			first = command{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}
 		} else {
-			first = command{"HGET", []any{s.keys.indexedHash(), l.built}}
+			first = command{"HGET", []any{s.keys.IndexedHash(), l.built}}
 		}
 		var cmds []command
-		if l.spec.window > 0 {
+		if l.spec.Window > 0 {
 			cmds = []command{first, read}
 		} else {
 			// An empty namespace's indexes are complete, marked or not.
-			cmds = []command{first, {"EXISTS", []any{s.keys.timeIndex()}}, read}
+			cmds = []command{first, {"EXISTS", []any{s.keys.TimeIndex()}}, read}
 		}
 		replies, err := c.pipeline(cmds)
 		if err != nil {
 			return nil, err
 		}
 		built := true
-		if l.spec.window > 0 {
+		if l.spec.Window > 0 {
 			if noScript(replies[0]) {
 				// Redis does not have the script yet: run it once on its
 				// own, which sends its source, then read again.
@@ -151,17 +154,17 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 		} else {
 			mark, err := redis.String(replies[0], nil)
 			if err != nil && err != redis.ErrNil {
-				return nil, wrongType(err, s.keys.indexedHash(), "HGET")
+				return nil, errs.WrongType(err, s.keys.IndexedHash(), "HGET")
 			}
 			articles, _ := redis.Int(replies[1], nil)
-			built = mark == builtYes || articles == 0
+			built = mark == schema.BuiltYes || articles == 0
 			replies = replies[1:]
 		}
 		if !built {
-			return nil, notIndexed(l.built)
+			return nil, schema.NotIndexed(l.built)
 		}
 		if rerr, ok := replies[1].(redis.Error); ok {
-			return nil, wrongType(rerr, l.index, read.name)
+			return nil, errs.WrongType(rerr, l.index, read.name)
 		}
 		return replies[1], nil
 	}
@@ -180,7 +183,7 @@ func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, 
 // pageBounds checks page and gives its bounds, as pageRange does.
 func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
 	if page < 1 {
-		return 0, 0, false, invalid("page %d is before page 1", page)
+		return 0, 0, false, errs.Invalidf("page %d is before page 1", page)
 	}
 	size := int64(s.pageSize)
 	if int64(page-1) > (math.MaxInt64-size)/size {
@@ -208,7 +211,7 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 	if n == 0 {
 		return []Article{}, nil, nil
 	}
-	prefix := s.keys.articlePrefix()
+	prefix := s.keys.ArticlePrefix()
 	entries := make([]pageEntry, 0, n)
 	cmds := make([]command, 0, n+1)
 	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
@@ -238,7 +241,7 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 		hmgets := len(cmds)
 		for from := 0; from < hmgets; from += maxScoresPerCommand {
 			at := len(args)
-			args = append(args, s.keys.scoreIndex())
+			args = append(args, s.keys.ScoreIndex())
 			for _, cmd := range cmds[from:min(from+maxScoresPerCommand, hmgets)] {
 				args = append(args, cmd.args[0])
 			}
@@ -254,7 +257,7 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 		for _, reply := range replies[len(entries):] {
 			scores, err := redis.Values(reply, nil)
 			if err != nil {
-				return nil, nil, wrongType(err, s.keys.scoreIndex(), "ZMSCORE")
+				return nil, nil, errs.WrongType(err, s.keys.ScoreIndex(), "ZMSCORE")
 			}
 			for _, score := range scores {
 				if i < len(entries) {
@@ -313,7 +316,7 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 	}
 	l := s.siteListing(order)
 	err = s.session(ctx, func(c link) error {
-		reply, err := s.read(c, l, command{"ZREVRANK", []any{l.index, s.keys.articleHash(articleID)}})
+		reply, err := s.read(c, l, command{"ZREVRANK", []any{l.index, s.keys.ArticleHash(articleID)}})
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/articlevote/voting/internal/schema"
 )
 
 //go:embed lua/*.lua
@@ -190,9 +192,9 @@ func luaSource(name string) string {
 // luaConstants are the numbers of encoding.go and validate.go that the
 // scripts share, by the names the scripts give them.
 var luaConstants = strings.NewReplacer(
-	"MIN_SECONDS", formatFloat(minSeconds),
-	"MAX_SECONDS", formatFloat(maxSeconds),
-	"MAX_COUNT_DIGITS", strconv.Itoa(maxCountDigits),
+	"MIN_SECONDS", schema.FormatFloat(schema.MinSeconds),
+	"MAX_SECONDS", schema.FormatFloat(schema.MaxSeconds),
+	"MAX_COUNT_DIGITS", strconv.Itoa(schema.MaxCountDigits),
 	"MAX_GROUP_BYTES", strconv.Itoa(utf8.UTFMax*MaxGroupLen),
 )
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/articlevote/voting/internal/schema"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -49,20 +50,20 @@ var valueScript = luaConstants.Replace(preludeFor(preludeParts(luaSource("prelud
 // model of it (the invariant checker and the orders' model ask it too,
 // through IndexValue). exact is false for a kind computed with a power, so
 // that Lua's value may differ from Go's in its last bits.
-func wantValue(kind indexKind, posted, ups, downs, score float64) (want float64, exact bool) {
+func wantValue(kind schema.Kind, posted, ups, downs, score float64) (want float64, exact bool) {
 	switch kind {
-	case kindScore:
+	case schema.KindScore:
 		return score, true
-	case kindTime:
+	case schema.KindTime:
 		return posted, true
-	case kindNet:
+	case schema.KindNet:
 		return ups - downs, true
-	case kindControversy:
+	case schema.KindControversy:
 		if ups <= 0 || downs <= 0 {
 			return 0, true
 		}
 		return math.Pow(ups+downs, math.Min(ups, downs)/math.Max(ups, downs)), false
-	case kindHot:
+	case schema.KindHot:
 		s := ups - downs
 		order := math.Log10(math.Max(math.Abs(s), 1))
 		sign := 0.0
@@ -72,7 +73,7 @@ func wantValue(kind indexKind, posted, ups, downs, score float64) (want float64,
 			sign = -1
 		}
 		return sign*order + (posted-1134028003)/45000, false
-	case kindBest:
+	case schema.KindBest:
 		n := ups + downs
 		if n == 0 {
 			return 0, true
@@ -87,7 +88,7 @@ func wantValue(kind indexKind, posted, ups, downs, score float64) (want float64,
 // valueMatches reports whether got, a value of an index of the kind, is the
 // one wantValue gives: exactly, or for an inexact kind to within rounding,
 // relative, or absolute near 0.
-func valueMatches(kind indexKind, got, posted, ups, downs, score float64) bool {
+func valueMatches(kind schema.Kind, got, posted, ups, downs, score float64) bool {
 	want, exact := wantValue(kind, posted, ups, downs, score)
 	// Near 0 (best with no up-votes: 0 in Lua, -4e-17 in Go) the rounding
 	// is absolute.
@@ -100,25 +101,25 @@ func valueMatches(kind indexKind, got, posted, ups, downs, score float64) bool {
 func TestValueOfEachKind(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for name, c := range luaConns(t) {
-		seen := map[indexKind]bool{}
-		for _, spec := range orders {
-			if seen[spec.kind] {
+		seen := map[schema.Kind]bool{}
+		for _, spec := range schema.Orders {
+			if seen[spec.Kind] {
 				continue
 			}
-			seen[spec.kind] = true
+			seen[spec.Kind] = true
 			for range 50 {
 				posted := 1.7e9 + float64(rng.IntN(1e8)) + float64(rng.IntN(1e6))/1e6
 				ups, downs := float64(rng.IntN(1000)), float64(rng.IntN(1000))
 				score := posted + 432*(ups-downs)
-				reply, err := redis.String(c.Do("EVAL", valueScript, 0, string(spec.kind),
-					formatFloat(posted), formatFloat(ups), formatFloat(downs), formatFloat(score)))
+				reply, err := redis.String(c.Do("EVAL", valueScript, 0, string(spec.Kind),
+					schema.FormatFloat(posted), schema.FormatFloat(ups), schema.FormatFloat(downs), schema.FormatFloat(score)))
 				if err != nil {
-					t.Fatalf("%s: value(%s): %v", name, spec.kind, err)
+					t.Fatalf("%s: value(%s): %v", name, spec.Kind, err)
 				}
 				got, _ := strconv.ParseFloat(reply, 64)
-				if !valueMatches(spec.kind, got, posted, ups, downs, score) {
-					want, _ := wantValue(spec.kind, posted, ups, downs, score)
-					t.Errorf("%s: value(%s, %v, %v up, %v down, %v) = %v, want %v", name, spec.kind, posted, ups, downs, score, got, want)
+				if !valueMatches(spec.Kind, got, posted, ups, downs, score) {
+					want, _ := wantValue(spec.Kind, posted, ups, downs, score)
+					t.Errorf("%s: value(%s, %v, %v up, %v down, %v) = %v, want %v", name, spec.Kind, posted, ups, downs, score, got, want)
 				}
 			}
 		}
@@ -133,24 +134,24 @@ func TestValueOfEachKind(t *testing.T) {
 func TestHotAndBestAtKnownPoints(t *testing.T) {
 	const epoch, z = 1134028003, 1.281551565545
 	cases := []struct {
-		kind               indexKind
+		kind               schema.Kind
 		posted, ups, downs float64
 		want               float64
 	}{
-		{kindHot, epoch, 1, 1, 0},                     // no net vote, at Reddit's epoch
-		{kindHot, epoch, 11, 1, 1},                    // ten net votes: log10(10)
-		{kindHot, epoch, 1, 101, -2},                  // a hundred net down-votes
-		{kindHot, epoch + 45000, 2, 1, 1},             // 12.5 hours later, one net vote
-		{kindHot, epoch + 90000, 1, 0, 2},             // 25 hours later
-		{kindBest, 1e9, 0, 0, 0},                      // no vote
-		{kindBest, 1e9, 1, 0, 1 / (1 + z*z)},          // p = 1, n = 1: (1 + z²/2 - z²/2) / (1 + z²)
-		{kindBest, 1e9, 0, 1, 0},                      // p = 0, n = 1: (z²/2 - z²/2) / (1 + z²)
-		{kindBest, 1e9, 500, 500, 0.4797535099072844}, // p = 1/2, n = 1000, worked out apart
+		{schema.KindHot, epoch, 1, 1, 0},                     // no net vote, at Reddit's epoch
+		{schema.KindHot, epoch, 11, 1, 1},                    // ten net votes: log10(10)
+		{schema.KindHot, epoch, 1, 101, -2},                  // a hundred net down-votes
+		{schema.KindHot, epoch + 45000, 2, 1, 1},             // 12.5 hours later, one net vote
+		{schema.KindHot, epoch + 90000, 1, 0, 2},             // 25 hours later
+		{schema.KindBest, 1e9, 0, 0, 0},                      // no vote
+		{schema.KindBest, 1e9, 1, 0, 1 / (1 + z*z)},          // p = 1, n = 1: (1 + z²/2 - z²/2) / (1 + z²)
+		{schema.KindBest, 1e9, 0, 1, 0},                      // p = 0, n = 1: (z²/2 - z²/2) / (1 + z²)
+		{schema.KindBest, 1e9, 500, 500, 0.4797535099072844}, // p = 1/2, n = 1000, worked out apart
 	}
 	for name, c := range luaConns(t) {
 		for _, tc := range cases {
 			got, err := redis.Float64(c.Do("EVAL", valueScript, 0, string(tc.kind),
-				formatFloat(tc.posted), formatFloat(tc.ups), formatFloat(tc.downs), "0"))
+				schema.FormatFloat(tc.posted), schema.FormatFloat(tc.ups), schema.FormatFloat(tc.downs), "0"))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -285,17 +286,17 @@ var (
 		"return mark(ARGV[1]) or false")
 )
 
-// TestDecimalWritesPlainDecimals: decimal writes a number as formatFloat
+// TestDecimalWritesPlainDecimals: decimal writes a number as schema.FormatFloat
 // does, in plain decimal with the fewest digits that read back as exactly
 // the number, for numbers that Redis writes with an exponent (%.17g near 0
 // or from 10^17) and for random ones of many sizes. (The script is sent
-// each number as formatFloat writes it, below 2^63: miniredis's Lua reads
+// each number as schema.FormatFloat writes it, below 2^63: miniredis's Lua reads
 // neither "1e-05" nor a whole number past an int64.)
 func TestDecimalWritesPlainDecimals(t *testing.T) {
 	numbers := []float64{
 		1e-5, 1e-6, -1e-5, 9.9e-5, 1.5e-7, -2.5e-10, 1.2345678901234567e-08, 1e-300, 5e-324,
 		2.2250738585072014e-308, 1e17, 1.2345e18, -9.007199254740993e15,
-		0, 1e-4, 123.456, 1795305600.123456, minSeconds, math.Nextafter(maxSeconds, 0),
+		0, 1e-4, 123.456, 1795305600.123456, schema.MinSeconds, math.Nextafter(schema.MaxSeconds, 0),
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 2000 {
@@ -307,11 +308,11 @@ func TestDecimalWritesPlainDecimals(t *testing.T) {
 	}
 	for name, c := range luaConns(t) {
 		for _, x := range numbers {
-			got, err := redis.String(c.Do("EVAL", decimalScript, 0, formatFloat(x)))
+			got, err := redis.String(c.Do("EVAL", decimalScript, 0, schema.FormatFloat(x)))
 			if err != nil {
 				t.Fatalf("%s: decimal(%v): %v", name, x, err)
 			}
-			if want := formatFloat(x); got != want {
+			if want := schema.FormatFloat(x); got != want {
 				t.Errorf("%s: decimal(%v) = %q, want %q", name, x, got, want)
 			}
 			if back, err := strconv.ParseFloat(got, 64); err != nil || back != x || strings.ContainsAny(got, "eE") {

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/articlevote/voting/internal/errs"
 )
 
 // Defaults of the model, from Redis in Action, chapter 1.
@@ -193,7 +195,7 @@ func WithKarma() Option {
 // already, with an error wrapping ErrDuplicate that names that article, and
 // keeps the index of links that ArticleByLink reads. Two links are the same
 // when they differ only in the case of the ASCII letters of their scheme
-// and host, or in their fragment (what follows '#'): linkKey in the package
+// and host, or in their fragment (what follows '#'): schema.LinkKey in the package
 // doc's Input section. Deleting an article, or editing its link, frees its
 // link. Links of articles written without it (by a Store without it, or by
 // the book's code) join the index when Reindex runs, the oldest article of
@@ -228,32 +230,32 @@ func (c config) validate() error {
 		return err
 	}
 	if !(c.weight > 0) || c.weight > MaxVoteWeight {
-		return invalid("vote weight %v is outside (0, %g]", c.weight, float64(MaxVoteWeight))
+		return errs.Invalidf("vote weight %v is outside (0, %g]", c.weight, float64(MaxVoteWeight))
 	}
 	if c.cutoff < time.Second {
-		return invalid("cutoff %v is shorter than a second", c.cutoff)
+		return errs.Invalidf("cutoff %v is shorter than a second", c.cutoff)
 	}
 	if c.pageSize < 1 || c.pageSize > MaxPageSize {
-		return invalid("page size %d is outside 1..%d", c.pageSize, MaxPageSize)
+		return errs.Invalidf("page size %d is outside 1..%d", c.pageSize, MaxPageSize)
 	}
 	if c.groupTTL < 0 {
-		return invalid("group cache TTL %v is negative", c.groupTTL)
+		return errs.Invalidf("group cache TTL %v is negative", c.groupTTL)
 	}
 	if c.groupTTL > 0 && c.groupTTL < time.Millisecond {
-		return invalid("group cache TTL %v is under a millisecond", c.groupTTL)
+		return errs.Invalidf("group cache TTL %v is under a millisecond", c.groupTTL)
 	}
 	if c.history < 0 || c.history > 0 && c.history < time.Second {
-		return invalid("user history %v is negative or under a second", c.history)
+		return errs.Invalidf("user history %v is negative or under a second", c.history)
 	}
 	if c.timeout < 0 {
-		return invalid("timeout %v is negative", c.timeout)
+		return errs.Invalidf("timeout %v is negative", c.timeout)
 	}
 	if c.now == nil {
-		return invalid("clock is nil")
+		return errs.Invalidf("clock is nil")
 	}
 	for _, o := range c.orders {
 		if _, ok := o.spec(); !ok {
-			return invalid("WithOrders: unknown order %d", int(o))
+			return errs.Invalidf("WithOrders: unknown order %d", int(o))
 		}
 	}
 	return nil
@@ -272,18 +274,18 @@ func hasHashTag(prefix string) bool {
 // under which keys of another namespace could fall.
 func checkPrefix(p string) error {
 	if len(p) > MaxPrefixLen {
-		return invalid("prefix is longer than %d bytes", MaxPrefixLen)
+		return errs.Invalidf("prefix is longer than %d bytes", MaxPrefixLen)
 	}
 	if !utf8.ValidString(p) {
-		return invalid("prefix %q is not valid UTF-8", p)
+		return errs.Invalidf("prefix %q is not valid UTF-8", p)
 	}
 	for _, r := range p {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return invalid("prefix %q holds a space or control character", p)
+			return errs.Invalidf("prefix %q holds a space or control character", p)
 		}
 	}
 	if other, x, y, ok := sharedKey(p); ok {
-		return invalid("prefix %q could share keys with the namespace of prefix %q: the key %q is that namespace's %q and this one's %q",
+		return errs.Invalidf("prefix %q could share keys with the namespace of prefix %q: the key %q is that namespace's %q and this one's %q",
 			p, other, other+x, x, y)
 	}
 	return nil

@@ -1,16 +1,17 @@
 package voting
 
-// This file holds the orders a listing can take, in one table: each order's
-// name, its index's key, the kind of its index and, for a top-of-window
-// order, its window. String, parsing, validation, the key schema and the
-// scripts' arguments all read that table, so that a new order is one row;
-// what an index of each kind holds is one function, value in
-// lua/prelude.lua, which a post, a vote and Reindex all ask.
+// This file holds the orders a listing can take: Order, an index of the
+// orders table (internal/schema), which String, parsing, validation, the
+// key schema and the scripts' arguments all read, so that a new order is a
+// constant here and a row there.
 
 import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
 )
 
 // An Order is the order of a listing. ByScore and ByTime are the book's and
@@ -52,64 +53,18 @@ const (
 	ByBest
 )
 
-// An indexKind is what an order's index holds for each article: a function
-// of its posting time, up-votes, down-votes and score, which value in
-// lua/prelude.lua computes for each kind by its name. A vote moves an entry
-// whose value it changes.
-type indexKind string
-
-const (
-	kindScore       indexKind = "score"       // the score: time + W x net votes
-	kindTime        indexKind = "time"        // the posting time
-	kindNet         indexKind = "net"         // up-votes less down-votes
-	kindControversy indexKind = "controversy" // Reddit's controversy of the counts
-	kindHot         indexKind = "hot"         // Reddit's hot ranking of the net votes and time
-	kindBest        indexKind = "best"        // the Wilson lower bound of the up-votes' share
-)
-
-// An orderSpec is one row of the orders table.
-type orderSpec struct {
-	name    string    // the text form, for URLs and JSON: "top-week"
-	aliases []string  // other names ParseOrder takes: "hot", "new", "top"
-	key     string    // the index's key, before the prefix: "top-week:"
-	kind    indexKind // what the index holds
-	// window, for a top-of-window order, is how far back from now its
-	// articles were posted. Its index holds the net votes of the articles
-	// posted within it, and of ones aged out that no listing has trimmed
-	// yet; a listing trims them before it reads.
-	window time.Duration
-	always bool   // kept by every Store: the book's two
-	ident  string // the constant's name, for error messages
-}
-
-const day = 24 * time.Hour
-
-// orders is the table of orders, indexed by Order.
-var orders = [...]orderSpec{
-	ByScore:       {ident: "ByScore", name: "score", key: "score:", kind: kindScore, always: true},
-	ByTime:        {ident: "ByTime", name: "time", aliases: []string{"new"}, key: "time:", kind: kindTime, always: true},
-	ByVotes:       {ident: "ByVotes", name: "votes", aliases: []string{"top", "top-all"}, key: "votes:", kind: kindNet},
-	ByControversy: {ident: "ByControversy", name: "controversy", aliases: []string{"controversial"}, key: "controversy:", kind: kindControversy},
-	TopDay:        {ident: "TopDay", name: "top-day", key: "top-day:", kind: kindNet, window: day},
-	TopWeek:       {ident: "TopWeek", name: "top-week", key: "top-week:", kind: kindNet, window: 7 * day},
-	TopMonth:      {ident: "TopMonth", name: "top-month", key: "top-month:", kind: kindNet, window: 30 * day},
-	TopYear:       {ident: "TopYear", name: "top-year", key: "top-year:", kind: kindNet, window: 365 * day},
-	ByHot:         {ident: "ByHot", name: "hot", key: "hot:", kind: kindHot},
-	ByBest:        {ident: "ByBest", name: "best", key: "best:", kind: kindBest},
-}
-
 // spec is o's row; ok is false for an unknown Order.
-func (o Order) spec() (spec *orderSpec, ok bool) {
-	if o < 0 || int(o) >= len(orders) {
+func (o Order) spec() (spec *schema.OrderSpec, ok bool) {
+	if o < 0 || int(o) >= len(schema.Orders) {
 		return nil, false
 	}
-	return &orders[o], true
+	return &schema.Orders[o], true
 }
 
 // Orders returns every Order there is, in the order of the table.
 func Orders() []Order {
-	all := make([]Order, len(orders))
-	for i := range orders {
+	all := make([]Order, len(schema.Orders))
+	for i := range schema.Orders {
 		all[i] = Order(i)
 	}
 	return all
@@ -120,7 +75,7 @@ func Orders() []Order {
 // "hot" or "best".
 func (o Order) String() string {
 	if spec, ok := o.spec(); ok {
-		return spec.name
+		return spec.Name
 	}
 	return "Order(" + strconv.Itoa(int(o)) + ")"
 }
@@ -131,28 +86,28 @@ func (o Order) String() string {
 // ranking (it was an alias of ByScore before ByHot). Case does
 // not matter. An unknown name gives an error wrapping ErrInvalid.
 func ParseOrder(name string) (Order, error) {
-	for i, spec := range orders {
-		if strings.EqualFold(name, spec.name) {
+	for i, spec := range schema.Orders {
+		if strings.EqualFold(name, spec.Name) {
 			return Order(i), nil
 		}
-		for _, alias := range spec.aliases {
+		for _, alias := range spec.Aliases {
 			if strings.EqualFold(name, alias) {
 				return Order(i), nil
 			}
 		}
 	}
-	names := make([]string, len(orders))
-	for i, spec := range orders {
-		names[i] = spec.name
+	names := make([]string, len(schema.Orders))
+	for i, spec := range schema.Orders {
+		names[i] = spec.Name
 	}
-	return 0, invalid("unknown order %q: want one of %s", name, strings.Join(names, ", "))
+	return 0, errs.Invalidf("unknown order %q: want one of %s", name, strings.Join(names, ", "))
 }
 
 // MarshalText writes the order's name, as String does; an unknown Order is
 // an error.
 func (o Order) MarshalText() ([]byte, error) {
 	if _, ok := o.spec(); !ok {
-		return nil, invalid("unknown order %d", int(o))
+		return nil, errs.Invalidf("unknown order %d", int(o))
 	}
 	return []byte(o.String()), nil
 }
@@ -169,13 +124,13 @@ func (o *Order) UnmarshalText(text []byte) error {
 
 // checkOrder refuses an unknown order, and one whose index the Store does
 // not keep.
-func (s *Store) checkOrder(o Order) (*orderSpec, error) {
+func (s *Store) checkOrder(o Order) (*schema.OrderSpec, error) {
 	spec, ok := o.spec()
 	if !ok {
-		return nil, invalid("unknown order %d", int(o))
+		return nil, errs.Invalidf("unknown order %d", int(o))
 	}
 	if !s.keeps[o] {
-		return nil, invalid("order %s is not kept by this Store: give New WithOrders(voting.%s)", spec.name, spec.ident)
+		return nil, errs.Invalidf("order %s is not kept by this Store: give New WithOrders(voting.%s)", spec.Name, spec.Ident)
 	}
 	return spec, nil
 }
@@ -197,24 +152,20 @@ func orderList(c *call, list []Order, now time.Time, fields ...orderField) {
 	get := make([]func(i int) any, len(fields))
 	for j, f := range fields {
 		get[j] = func(i int) any {
-			spec := &orders[list[i]]
+			spec := &schema.Orders[list[i]]
 			switch f {
 			case orderKey:
-				return spec.key
+				return spec.Key
 			case orderKind:
-				return string(spec.kind)
+				return string(spec.Kind)
 			case orderWindow:
-				return markField(spec, "")
+				return schema.MarkField(spec, "")
 			}
-			if spec.window == 0 {
+			if spec.Window == 0 {
 				return ""
 			}
-			return spec.cut(now)
+			return spec.Cut(now)
 		}
 	}
 	c.columns(len(list), get...)
 }
-
-// cut is the posting time that leaves a window order's window at now: an
-// article posted at or before it is out.
-func (spec *orderSpec) cut(now time.Time) string { return unixSeconds(now.Add(-spec.window)) }

@@ -18,6 +18,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -153,7 +156,7 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 	if len(s.kept) > 2 || s.live {
 		// The walks read the clock: one outside the years of posting times
 		// stops the run before it writes its progress.
-		if err := checkClock(s.now()); err != nil {
+		if err := schema.CheckClock(s.now()); err != nil {
 			return r.counts, err
 		}
 	}
@@ -200,7 +203,7 @@ func superseded(reply any, err error) ([]any, error) {
 func (r *reindexRun) finish() error {
 	s := r.s
 	var finish call
-	finish.key(s.keys.reindexProgress(), s.keys.indexedHash())
+	finish.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
 	finish.arg(r.run, r.token)
 	finish.names(s.built)
 	values, err := superseded(s.script(r.ctx, reindexDone, finish))
@@ -245,7 +248,7 @@ func newToken() (string, error) {
 func (s *Store) reindexRunName() string {
 	var b strings.Builder
 	for _, o := range s.kept[2:] {
-		b.WriteString(orders[o].name)
+		b.WriteString(schema.Orders[o].Name)
 		b.WriteByte(' ')
 	}
 	if s.live {
@@ -288,8 +291,8 @@ func (r *reindexRun) load() error {
 	var fields map[string]string
 	err := s.session(r.ctx, func(c link) error {
 		var err error
-		fields, err = redis.StringMap(c.do("HGETALL", s.keys.reindexProgress()))
-		return wrongType(err, s.keys.reindexProgress(), "HGETALL")
+		fields, err = redis.StringMap(c.do("HGETALL", s.keys.ReindexProgress()))
+		return errs.WrongType(err, s.keys.ReindexProgress(), "HGETALL")
 	})
 	if err != nil {
 		return err
@@ -306,7 +309,7 @@ func (r *reindexRun) load() error {
 		}
 		r.token, r.run = token, r.name+"#"+token
 		var start call
-		start.key(s.keys.reindexProgress(), s.keys.indexedHash())
+		start.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
 		start.arg(r.run, r.phase, r.token)
 		start.names(s.built)
 		st, err := readStatus(s.script(r.ctx, reindexStart, start))
@@ -353,19 +356,19 @@ func (r *reindexRun) orders() error {
 		return err
 	}
 	for _, o := range s.kept[2:] {
-		if orders[o].window == 0 {
+		if schema.Orders[o].Window == 0 {
 			continue
 		}
 		err := s.session(r.ctx, func(c link) error {
 			if err := s.trimWindow(c, s.siteListing(o)); err != nil {
 				return err
 			}
-			n, err := redis.Int(c.do("HINCRBY", s.keys.reindexProgress(), "steps", 1))
+			n, err := redis.Int(c.do("HINCRBY", s.keys.ReindexProgress(), "steps", 1))
 			r.counts.Steps = n
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("trim %s: %w", orders[o].name, err)
+			return fmt.Errorf("trim %s: %w", schema.Orders[o].Name, err)
 		}
 		r.step()
 	}
@@ -383,20 +386,20 @@ func (r *reindexRun) orders() error {
 func (r *reindexRun) walk(batch int) error {
 	s := r.s
 	now := s.now()
-	if err := checkClock(now); err != nil {
+	if err := schema.CheckClock(now); err != nil {
 		return err
 	}
 	k := s.keys
 	var c call
-	c.key(k.timeIndex(), k.scoreIndex(), k.trimmedHash(), k.reindexProgress())
+	c.key(k.TimeIndex(), k.ScoreIndex(), k.TrimmedHash(), k.ReindexProgress())
 	c.key(s.indexes[2:]...)
 	if s.karma {
-		c.key(k.karmaIndex())
+		c.key(k.KarmaIndex())
 	}
 	if s.unique {
-		c.key(k.linkIndex(), k.linkShares())
+		c.key(k.LinkIndex(), k.LinkShares())
 	}
-	c.arg(r.run, batch, k.articlePrefix(), k.votedPrefix(), k.downvotedPrefix(), k.postsPrefix(), flag(s.karma),
+	c.arg(r.run, batch, k.ArticlePrefix(), k.VotedPrefix(), k.DownvotedPrefix(), k.PostsPrefix(), flag(s.karma),
 		flag(s.unique), maxReportedDuplicates)
 	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
 	reply, err := s.script(r.ctx, reindexOrders, c)
@@ -448,14 +451,14 @@ func (s *Store) groupBatch() int {
 // nothing.
 func (r *reindexRun) groups() error {
 	s := r.s
-	pattern := globEscape(s.keys.groupSet("")) + "*"
+	pattern := globEscape(s.keys.GroupSet("")) + "*"
 	for {
 		var found []string
 		var next string
 		walked := map[string]bool{}
 		err := s.session(r.ctx, func(c link) error {
 			// The cursor is recorded first, by the run alone.
-			reply, err := c.run(reindexScan, call{keys: []string{s.keys.reindexProgress()}, args: []any{r.run, r.scan}})
+			reply, err := c.run(reindexScan, call{keys: []string{s.keys.ReindexProgress()}, args: []any{r.run, r.scan}})
 			values, err := superseded(reply, err)
 			var names []string
 			if err == nil {
@@ -483,7 +486,7 @@ func (r *reindexRun) groups() error {
 		// The group the last call was walking first, then the others.
 		todo := make([]string, 0, len(found))
 		for _, key := range found {
-			name := strings.TrimPrefix(key, s.keys.groupSet(""))
+			name := strings.TrimPrefix(key, s.keys.GroupSet(""))
 			switch {
 			case checkGroup(name) != nil, walked[name]:
 				// Not a group this package names, or walked already.
@@ -541,17 +544,17 @@ func (s *Store) reindexGroupCall(run, name string) (call, error) {
 	livePrefix := ""
 	now := time.Time{}
 	if s.live {
-		live, livePrefix, now = s.kept, k.livePrefix(), s.now()
-		if err := checkClock(now); err != nil {
+		live, livePrefix, now = s.kept, k.LivePrefix(), s.now()
+		if err := schema.CheckClock(now); err != nil {
 			return call{}, err
 		}
 	}
 	var c call
-	c.key(k.groupSet(name), k.scoreIndex(), k.timeIndex(), k.trimmedHash(), k.groupSizes(), k.reindexProgress())
+	c.key(k.GroupSet(name), k.ScoreIndex(), k.TimeIndex(), k.TrimmedHash(), k.GroupSizes(), k.ReindexProgress())
 	for _, o := range live {
-		c.key(k.index(o))
+		c.key(k.Index(int(o)))
 	}
-	c.arg(run, name, s.groupBatch(), k.articlePrefix(), k.recordPrefix(), livePrefix)
+	c.arg(run, name, s.groupBatch(), k.ArticlePrefix(), k.RecordPrefix(), livePrefix)
 	orderList(&c, live, now, orderKey, orderWindow, orderCut)
 	return c, nil
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/articlevote/voting/internal/errs"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -52,9 +54,9 @@ func (st status) err() error {
 	case replyNotFound:
 		return ErrNotFound
 	case replyCorrupt:
-		return corrupt("%s", st.detail)
+		return errs.Corruptf("%s", st.detail)
 	case replyDuplicate:
-		return &kindError{ErrDuplicate, fmt.Sprintf("article %s has the link already", st.detail)}
+		return errs.Of(errs.Duplicate, fmt.Sprintf("article %s has the link already", st.detail))
 	}
 	return fmt.Errorf("unexpected reply %q", strings.TrimSpace(st.word+" "+st.detail))
 }

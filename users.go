@@ -10,6 +10,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -32,11 +35,11 @@ func (s *Store) UserArticles(ctx context.Context, user string, page int) (articl
 	if err != nil || past {
 		return []Article{}, err
 	}
-	key := s.keys.userPosts(user)
+	key := s.keys.UserPosts(user)
 	err = s.session(ctx, func(c link) error {
 		page, err := redis.Values(c.do("ZREVRANGE", key, start, stop))
 		if err != nil {
-			return wrongType(err, key, "ZREVRANGE")
+			return errs.WrongType(err, key, "ZREVRANGE")
 		}
 		articles, _, err = s.fetch(c, page, false)
 		return err
@@ -56,11 +59,11 @@ func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, er
 	if err := checkUser(user); err != nil {
 		return 0, err
 	}
-	key := s.keys.userPosts(user)
+	key := s.keys.UserPosts(user)
 	err = s.session(ctx, func(c link) error {
 		var err error
 		n, err = redis.Int64(c.do("ZCARD", key))
-		return wrongType(err, key, "ZCARD")
+		return errs.WrongType(err, key, "ZCARD")
 	})
 	return n, err
 }
@@ -75,16 +78,16 @@ type UserKarma struct {
 // is, so that a read of karma not counted for every article yet is
 // ErrNotIndexed (built.go).
 func (s *Store) karmaListing() listing {
-	return listing{spec: &unordered, index: s.keys.karmaIndex(), built: karmaField}
+	return listing{spec: &unordered, index: s.keys.KarmaIndex(), built: schema.KarmaField}
 }
 
-// unordered is the orderSpec of a listing that is no order's index.
-var unordered orderSpec
+// unordered is the schema.OrderSpec of a listing that is no order's index.
+var unordered schema.OrderSpec
 
 // checkKarma refuses a read of karma by a Store that does not keep it.
 func (s *Store) checkKarma() error {
 	if !s.karma {
-		return invalid("the Store keeps no karma: give New WithKarma()")
+		return errs.Invalidf("the Store keeps no karma: give New WithKarma()")
 	}
 	return nil
 }
@@ -127,7 +130,7 @@ func parseKarma(reply any) (int64, error) {
 	}
 	x, err := strconv.ParseFloat(text, 64)
 	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-		return 0, corrupt("karma %q is not a whole number", text)
+		return 0, errs.Corruptf("karma %q is not a whole number", text)
 	}
 	return int64(x), nil
 }

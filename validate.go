@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/articlevote/voting/internal/errs"
 )
 
 // Limits on input.
@@ -39,17 +41,17 @@ const (
 func checkText(what, s string, max int) error {
 	switch {
 	case s == "":
-		return invalid("%s is empty", what)
+		return errs.Invalidf("%s is empty", what)
 	case strings.TrimSpace(s) == "":
-		return invalid("%s is blank: it has only spaces", what)
+		return errs.Invalidf("%s is blank: it has only spaces", what)
 	case !utf8.ValidString(s):
-		return invalid("%s is not valid UTF-8", what)
+		return errs.Invalidf("%s is not valid UTF-8", what)
 	case utf8.RuneCountInString(s) > max:
-		return invalid("%s is longer than %d characters", what, max)
+		return errs.Invalidf("%s is longer than %d characters", what, max)
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		return invalid("%s %q holds a control character", what, s)
+		return errs.Invalidf("%s %q holds a control character", what, s)
 	case strings.TrimSpace(s) != s:
-		return invalid("%s %q starts or ends with a space", what, s)
+		return errs.Invalidf("%s %q starts or ends with a space", what, s)
 	}
 	return nil
 }
@@ -59,19 +61,19 @@ func checkUser(user string) error { return checkText("user", user, MaxUserLen) }
 // checkLink accepts an absolute http or https URL with a host.
 func checkLink(link string) error {
 	if len(link) > MaxLinkLen {
-		return invalid("link is longer than %d bytes", MaxLinkLen)
+		return errs.Invalidf("link is longer than %d bytes", MaxLinkLen)
 	}
 	if !utf8.ValidString(link) || strings.IndexFunc(link, func(r rune) bool {
 		return unicode.IsControl(r) || unicode.IsSpace(r)
 	}) >= 0 {
-		return invalid("link %q holds a space, a control character or invalid UTF-8", link)
+		return errs.Invalidf("link %q holds a space, a control character or invalid UTF-8", link)
 	}
 	u, err := url.Parse(link)
 	// The scheme is followed at once by "//" and a host: "http:#://h" has its
 	// "://" in the fragment, and no host.
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.Host == "" ||
 		!strings.HasPrefix(link[len(u.Scheme):], "://") || !hostOK(link) {
-		return invalid("link %q is not an absolute http or https URL with a host", link)
+		return errs.Invalidf("link %q is not an absolute http or https URL with a host", link)
 	}
 	return nil
 }
@@ -143,10 +145,10 @@ func hostChars(s, extra, escapes string, nonASCII bool) bool {
 // no sign, no spaces, no "article:" in front, at most the largest int64.
 func checkID(id string) error {
 	if id == "" {
-		return invalid("article id is empty")
+		return errs.Invalidf("article id is empty")
 	}
 	if !idOK(id) {
-		return invalid("article id %q is not a positive decimal integer of at most %s", id, maxID)
+		return errs.Invalidf("article id %q is not a positive decimal integer of at most %s", id, maxID)
 	}
 	return nil
 }
@@ -176,17 +178,17 @@ func idOK[T string | []byte](id T) bool {
 // ':', '*' and spaces out so group keys read and scan plainly.
 func checkGroup(name string) error {
 	if name == "" {
-		return invalid("group name is empty")
+		return errs.Invalidf("group name is empty")
 	}
 	if !utf8.ValidString(name) {
-		return invalid("group name is not valid UTF-8")
+		return errs.Invalidf("group name is not valid UTF-8")
 	}
 	if utf8.RuneCountInString(name) > MaxGroupLen {
-		return invalid("group name is longer than %d characters", MaxGroupLen)
+		return errs.Invalidf("group name is longer than %d characters", MaxGroupLen)
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
-			return invalid("group name %q holds %q: only letters, digits, '-', '_' and '.' are allowed", name, r)
+			return errs.Invalidf("group name %q holds %q: only letters, digits, '-', '_' and '.' are allowed", name, r)
 		}
 	}
 	return nil
@@ -203,7 +205,7 @@ func distinctGroups(groups []string) ([]string, error) {
 		}
 		if !slices.Contains(distinct, g) {
 			if len(distinct) == MaxGroups {
-				return nil, invalid("more than MaxGroups (%d) groups given", MaxGroups)
+				return nil, errs.Invalidf("more than MaxGroups (%d) groups given", MaxGroups)
 			}
 			distinct = append(distinct, g)
 		}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -55,7 +58,7 @@ func ParseDirection(name string) (Direction, error) {
 			return d, nil
 		}
 	}
-	return 0, invalid("unknown vote direction %q: want up, down or none", name)
+	return 0, errs.Invalidf("unknown vote direction %q: want up, down or none", name)
 }
 
 // MarshalText writes the direction's name, as String does. The zero
@@ -82,9 +85,9 @@ func (d *Direction) UnmarshalText(text []byte) error {
 func checkDirection(d Direction) error {
 	switch {
 	case d == 0:
-		return invalid("no vote direction given: want Up, Down or None (None takes a vote back)")
+		return errs.Invalidf("no vote direction given: want Up, Down or None (None takes a vote back)")
 	case !d.valid():
-		return invalid("unknown vote direction %d", int(d))
+		return errs.Invalidf("unknown vote direction %d", int(d))
 	}
 	return nil
 }
@@ -125,7 +128,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		// The clock is read once the connection is had, as close as it can
 		// be to the script's run.
 		now := s.now()
-		if err := checkClock(now); err != nil {
+		if err := schema.CheckClock(now); err != nil {
 			return err
 		}
 		var err error
@@ -140,7 +143,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	case replyOK, replyUnchanged:
 		return nil
 	case replyClosed:
-		return &kindError{ErrVotingClosed, "the article is older than " + s.cutoff.String()}
+		return errs.Of(errs.VotingClosed, "the article is older than "+s.cutoff.String())
 	}
 	return st.err()
 }
@@ -148,20 +151,20 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 // voteCall builds vote.lua's KEYS and ARGV.
 func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) call {
 	k := s.keys
-	member := k.articleHash(articleID)
+	member := k.ArticleHash(articleID)
 	c := call{keys: make([]string, 0, 7+len(s.indexes)), args: make([]any, 0, 4+len(s.voteArgs))}
-	c.key(member, k.scoreIndex(), k.votedSet(articleID), k.downvotedSet(articleID))
+	c.key(member, k.ScoreIndex(), k.VotedSet(articleID), k.DownvotedSet(articleID))
 	c.key(s.indexes...)
 	if s.live {
-		c.key(k.groupRecord(articleID))
+		c.key(k.GroupRecord(articleID))
 	}
 	if s.history > 0 {
-		c.key(k.userHistory(user))
+		c.key(k.UserHistory(user))
 	}
 	if s.karma {
-		c.key(k.karmaIndex())
+		c.key(k.KarmaIndex())
 	}
-	c.arg(member, user, dirWords[dir], unixSeconds(now))
+	c.arg(member, user, dirWords[dir], schema.UnixSeconds(now))
 	c.arg(s.voteArgs...)
 	return c
 }
@@ -173,12 +176,12 @@ func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) c
 func (s *Store) makeVoteArgs() []any {
 	livePrefix := ""
 	if s.live {
-		livePrefix = s.keys.livePrefix()
+		livePrefix = s.keys.LivePrefix()
 	}
 	c := call{}
-	c.arg(formatFloat(s.cutoff.Seconds()), s.history.Milliseconds(), livePrefix)
+	c.arg(schema.FormatFloat(s.cutoff.Seconds()), s.history.Milliseconds(), livePrefix)
 	for _, net := range [...]float64{-2, -1, 1, 2} {
-		c.arg(formatFloat(net * s.weight))
+		c.arg(schema.FormatFloat(net * s.weight))
 	}
 	orderList(&c, s.kept, time.Time{}, orderKey, orderKind)
 	c.arg(flag(s.karma))
@@ -216,13 +219,13 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	var names strings.Builder
 	size := 0
 	for _, id := range articleIDs {
-		size += len(s.keys.votedPrefix()) + len(s.keys.downvotedPrefix()) + 2*len(id)
+		size += len(s.keys.VotedPrefix()) + len(s.keys.DownvotedPrefix()) + 2*len(id)
 	}
 	names.Grow(size)
 	for _, id := range articleIDs {
-		names.WriteString(s.keys.votedPrefix())
+		names.WriteString(s.keys.VotedPrefix())
 		names.WriteString(id)
-		names.WriteString(s.keys.downvotedPrefix())
+		names.WriteString(s.keys.DownvotedPrefix())
 		names.WriteString(id)
 	}
 	all := names.String()
@@ -230,7 +233,7 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	args := make([]any, 0, 4*len(articleIDs))
 	cmds := make([]command, 0, 2*len(articleIDs))
 	for _, id := range articleIDs {
-		for _, prefix := range [2]string{s.keys.votedPrefix(), s.keys.downvotedPrefix()} {
+		for _, prefix := range [2]string{s.keys.VotedPrefix(), s.keys.DownvotedPrefix()} {
 			var key string
 			key, all = all[:len(prefix)+len(id)], all[len(prefix)+len(id):]
 			at := len(args)
@@ -245,13 +248,13 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 		// maxScoresPerCommand members each, so that no one command holds
 		// Redis for long, however many articles.
 		now = s.now()
-		history, index := s.keys.userHistory(user), s.keys.scoreIndex()
+		history, index := s.keys.UserHistory(user), s.keys.ScoreIndex()
 		for from := 0; from < len(articleIDs); from += maxScoresPerCommand / 2 {
 			batch := articleIDs[from:min(from+maxScoresPerCommand/2, len(articleIDs))]
 			entries := make([]any, 1, 1+2*len(batch))
 			entries[0] = history
 			for _, id := range batch {
-				member := s.keys.articleHash(id)
+				member := s.keys.ArticleHash(id)
 				entries = append(entries, "up:"+member, "down:"+member)
 			}
 			cmds = append(cmds, command{"ZMSCORE", entries})
@@ -261,7 +264,7 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 			scores := make([]any, 1, 1+len(batch))
 			scores[0] = index
 			for _, id := range batch {
-				scores = append(scores, s.keys.articleHash(id))
+				scores = append(scores, s.keys.ArticleHash(id))
 			}
 			cmds = append(cmds, command{"ZMSCORE", scores})
 		}
@@ -282,7 +285,7 @@ func (s *Store) readUserVotes(user string, articleIDs []string, cmds []command, 
 		for i, reply := range replies[n:] {
 			values, err := redis.Values(reply, nil)
 			if err != nil {
-				return nil, wrongType(err, cmds[n+i].args[0].(string), "ZMSCORE")
+				return nil, errs.WrongType(err, cmds[n+i].args[0].(string), "ZMSCORE")
 			}
 			if len(entries) < n {
 				entries = append(entries, values...)
@@ -301,11 +304,11 @@ func (s *Store) readUserVotes(user string, articleIDs []string, cmds []command, 
 		for j, dir := range [2]Direction{Up, Down} {
 			is, err := redis.Bool(replies[2*i+j], nil)
 			if err != nil {
-				set := s.keys.votedSet(articleIDs[i])
+				set := s.keys.VotedSet(articleIDs[i])
 				if dir == Down {
-					set = s.keys.downvotedSet(articleIDs[i])
+					set = s.keys.DownvotedSet(articleIDs[i])
 				}
-				return nil, wrongType(err, set, "SISMEMBER")
+				return nil, errs.WrongType(err, set, "SISMEMBER")
 			}
 			if is {
 				dirs[i] = dir
@@ -319,9 +322,9 @@ func (s *Store) readUserVotes(user string, articleIDs []string, cmds []command, 
 				continue
 			}
 			b, _ := entries[2*i+j].([]byte)
-			at, err := parseScoreSeconds(string(b))
+			at, err := schema.ParseScoreSeconds(string(b))
 			if err != nil {
-				return nil, corrupt("%s: %v", s.keys.userHistory(user), err)
+				return nil, errs.Corruptf("%s: %v", s.keys.UserHistory(user), err)
 			}
 			if at.After(since) {
 				dirs[i] = dir

@@ -6,6 +6,9 @@ package voting
 import (
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -14,7 +17,7 @@ import (
 // processes, may serve the same namespace at once.
 type Store struct {
 	pool     Pool
-	keys     keys
+	keys     schema.Keys
 	weight   float64
 	cutoff   time.Duration
 	pageSize int
@@ -28,7 +31,7 @@ type Store struct {
 	// keeps says which orders the Store keeps an index for; kept are those
 	// orders, in the order of the table (ByScore and ByTime first), and
 	// indexes their site indexes' keys, in the same order.
-	keeps   [len(orders)]bool
+	keeps   [len(schema.Orders)]bool
 	kept    []Order
 	indexes []string
 	// live is whether the Store keeps live group indexes (WithLiveGroups).
@@ -69,12 +72,12 @@ type Store struct {
 // *redis.Pool and gives it back unused.
 func New(pool Pool, opts ...Option) (*Store, error) {
 	if pool == nil {
-		return nil, failed(invalid("pool is nil"), "new store")
+		return nil, failed(errs.Invalidf("pool is nil"), "new store")
 	}
 	cfg := defaultConfig()
 	for i, opt := range opts {
 		if opt == nil {
-			return nil, failed(invalid("option %d of %d is nil", i+1, len(opts)), "new store")
+			return nil, failed(errs.Invalidf("option %d of %d is nil", i+1, len(opts)), "new store")
 		}
 		opt(&cfg)
 	}
@@ -83,7 +86,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s := &Store{
 		pool:     pool,
-		keys:     newKeys(cfg.prefix),
+		keys:     schema.NewKeys(cfg.prefix),
 		weight:   cfg.weight,
 		cutoff:   cfg.cutoff,
 		pageSize: cfg.pageSize,
@@ -103,11 +106,11 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	for _, o := range cfg.orders {
 		s.keeps[o] = true
 	}
-	for i, spec := range orders {
-		if spec.always || s.keeps[i] {
+	for i, spec := range schema.Orders {
+		if spec.Always || s.keeps[i] {
 			s.keeps[i] = true
 			s.kept = append(s.kept, Order(i))
-			s.indexes = append(s.indexes, s.keys.index(Order(i)))
+			s.indexes = append(s.indexes, s.keys.Index(i))
 		}
 	}
 	var unbuilt, unbuiltLive []string
@@ -170,7 +173,7 @@ func (s *Store) Orders() []Order { return append([]Order(nil), s.kept...) }
 // where the keys of one operation must share a slot.
 func (s *Store) checkClusterPrefix() error {
 	if !s.tagged {
-		return invalid("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.prefix)
+		return errs.Invalidf("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.Prefix())
 	}
 	return nil
 }

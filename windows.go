@@ -5,7 +5,11 @@ package voting
 // trimmed lazily, in bounded steps, before anything reads it. A mark in
 // trimmed: says how far each window's index has been trimmed.
 
-import "context"
+import (
+	"context"
+
+	"github.com/articlevote/voting/internal/schema"
+)
 
 // defaultTrimBatch is how many aged-out articles one script takes out of a
 // window's index at most: about a millisecond of Redis's time.
@@ -14,15 +18,15 @@ const defaultTrimBatch = 500
 // windowCut is the posting time that leaves spec's window now, by the
 // Store's clock: an article posted at or before it is out of the window.
 // It is "" for an order with no window.
-func (s *Store) windowCut(spec *orderSpec) (string, error) {
-	if spec.window == 0 {
+func (s *Store) windowCut(spec *schema.OrderSpec) (string, error) {
+	if spec.Window == 0 {
 		return "", nil
 	}
 	now := s.now()
-	if err := checkClock(now); err != nil {
+	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	return spec.cut(now), nil
+	return spec.Cut(now), nil
 }
 
 // trimmed reads the status of a script that trims a window first: done is
@@ -45,7 +49,7 @@ func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
 
 // trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
 func (s *Store) trimCall(l listing, cut string) call {
-	return call{keys: []string{l.index, l.byTime, s.keys.trimmedHash(), s.keys.indexedHash(), s.keys.timeIndex()},
+	return call{keys: []string{l.index, l.byTime, s.keys.TrimmedHash(), s.keys.IndexedHash(), s.keys.TimeIndex()},
 		args: []any{l.field, cut, s.trimBatch, l.built}}
 }
 

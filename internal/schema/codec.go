@@ -1,8 +1,8 @@
-package voting
+package schema
 
 // This file holds how an article's numbers are written to Redis and read
 // back: posting times as Unix seconds, counters as decimal integers. The
-// same rules are written again in Lua (lua/prelude.lua), so that a listing, Article
+// same rules are written again in Lua (the scripts' library), so that a listing, Article
 // and Vote agree on which stored values are sound; a value outside them is
 // reported with ErrCorrupt, not guessed at.
 
@@ -10,29 +10,31 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/articlevote/voting/internal/errs"
 )
 
-// minSeconds and maxSeconds bound posting times and clock readings: their
-// Unix seconds lie from minSeconds (0001-01-01T00:00:00Z) up to, not
-// including, maxSeconds (10000-01-01T00:00:00Z), the years 1 to 9999 that
+// MinSeconds and MaxSeconds bound posting times and clock readings: their
+// Unix seconds lie from MinSeconds (0001-01-01T00:00:00Z) up to, not
+// including, MaxSeconds (10000-01-01T00:00:00Z), the years 1 to 9999 that
 // JSON's RFC 3339 times can carry. Within them a posting time, a cutoff and
 // a voter set's time to live are finite and exact to the millisecond, in Go
 // and in Lua: in milliseconds they stay below 2^53.
 const (
-	minSeconds = -62135596800
-	maxSeconds = 253402300800
+	MinSeconds = -62135596800
+	MaxSeconds = 253402300800
 )
 
-// maxCountDigits bounds the digits of a stored counter, so that no
+// MaxCountDigits bounds the digits of a stored counter, so that no
 // HINCRBY on it can overflow.
-const maxCountDigits = 18
+const MaxCountDigits = 18
 
-// formatFloat writes f in the fewest digits that read back as f.
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+// FormatFloat writes f in the fewest digits that read back as f.
+func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// unixSeconds writes t as Unix seconds, with a fraction to the microsecond
+// UnixSeconds writes t as Unix seconds, with a fraction to the microsecond
 // when t has one, as the book stores time.time().
-func unixSeconds(t time.Time) string {
+func UnixSeconds(t time.Time) string {
 	us := t.UnixMicro()
 	var buf [32]byte
 	b := buf[:0]
@@ -50,27 +52,27 @@ func unixSeconds(t time.Time) string {
 	return string(b)
 }
 
-// checkClock refuses a clock reading outside the range of posting times,
+// CheckClock refuses a clock reading outside the range of posting times,
 // or one in the last microseconds before it ends, whose Unix seconds
 // would read back as its end.
-func checkClock(t time.Time) error {
+func CheckClock(t time.Time) error {
 	sec := t.Unix()
-	if sec < minSeconds || sec >= maxSeconds {
-		return invalid("the clock reads %v, outside the years 1 to 9999 a posting time can hold", t)
+	if sec < MinSeconds || sec >= MaxSeconds {
+		return errs.Invalidf("the clock reads %v, outside the years 1 to 9999 a posting time can hold", t)
 	}
-	if sec == maxSeconds-1 {
-		if _, err := parseUnixSeconds(unixSeconds(t)); err != nil {
-			return invalid("the clock reads %v, too close to the year 10000 for a posting time: %v", t, err)
+	if sec == MaxSeconds-1 {
+		if _, err := ParseUnixSeconds(UnixSeconds(t)); err != nil {
+			return errs.Invalidf("the clock reads %v, too close to the year 10000 for a posting time: %v", t, err)
 		}
 	}
 	return nil
 }
 
-// parseUnixSeconds reads a posting time as the book and unixSeconds write
+// ParseUnixSeconds reads a posting time as the book and UnixSeconds write
 // it: an optional '-', digits, and an optional '.' with more digits, from
-// minSeconds up to maxSeconds. The Lua function seconds in lua/prelude.lua
+// MinSeconds up to MaxSeconds. The Lua function seconds in the scripts' library
 // is the same rule.
-func parseUnixSeconds(s string) (time.Time, error) {
+func ParseUnixSeconds(s string) (time.Time, error) {
 	digits := s
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]
@@ -91,9 +93,9 @@ func parseUnixSeconds(s string) (time.Time, error) {
 	return secondsTime(s, f)
 }
 
-// parseScoreSeconds reads Unix seconds as Redis writes a sorted set's
+// ParseScoreSeconds reads Unix seconds as Redis writes a sorted set's
 // score, which may take an exponent.
-func parseScoreSeconds(s string) (time.Time, error) {
+func ParseScoreSeconds(s string) (time.Time, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return time.Time{}, notSeconds(s)
@@ -103,7 +105,7 @@ func parseScoreSeconds(s string) (time.Time, error) {
 
 // secondsTime is the time f Unix seconds, read from s, to the microsecond.
 func secondsTime(s string, f float64) (time.Time, error) {
-	if !(f >= minSeconds && f < maxSeconds) {
+	if !(f >= MinSeconds && f < MaxSeconds) {
 		return time.Time{}, notSeconds(s)
 	}
 	sec := int64(f)
@@ -116,14 +118,14 @@ func secondsTime(s string, f float64) (time.Time, error) {
 
 // notSeconds is the error of s, which is not a posting time.
 func notSeconds(s string) error {
-	return fmt.Errorf("%q is not Unix seconds of the years 1 to 9999 (from %d up to %d)", s, int64(minSeconds), int64(maxSeconds))
+	return fmt.Errorf("%q is not Unix seconds of the years 1 to 9999 (from %d up to %d)", s, int64(MinSeconds), int64(MaxSeconds))
 }
 
-// parseCount reads a counter field: "0" or a decimal integer of at most
-// maxCountDigits digits with no sign and no leading zero. A missing field
-// (the book writes no downvotes) is zero. The Lua function count in lua/prelude.lua
+// ParseCount reads a counter field: "0" or a decimal integer of at most
+// MaxCountDigits digits with no sign and no leading zero. A missing field
+// (the book writes no downvotes) is zero. The Lua function count in the scripts' library
 // is the same rule.
-func parseCount(v any) (int64, error) {
+func ParseCount(v any) (int64, error) {
 	if v == nil {
 		return 0, nil
 	}
@@ -131,7 +133,7 @@ func parseCount(v any) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("unexpected %T", v)
 	}
-	if len(b) == 0 || len(b) > maxCountDigits || (b[0] == '0' && len(b) > 1) {
+	if len(b) == 0 || len(b) > MaxCountDigits || (b[0] == '0' && len(b) > 1) {
 		return 0, fmt.Errorf("%q is not a count", b)
 	}
 	var n int64

@@ -1,0 +1,65 @@
+// Package errs holds the errors of the voting package: the sentinels every
+// method's error wraps, for errors.Is, and how an error of one of them is
+// made, so that every layer words its errors the same way. The voting
+// package exports the sentinels under its own names (ErrNotFound, ...).
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// The sentinels; the voting package documents each.
+var (
+	NotFound     = errors.New("voting: article not found")
+	VotingClosed = errors.New("voting: voting closed")
+	Invalid      = errors.New("voting: invalid input")
+	Corrupt      = errors.New("voting: corrupt data")
+	NotIndexed   = errors.New("voting: index not built")
+	Duplicate    = errors.New("voting: duplicate link")
+)
+
+// Prefix starts the text of every error of the package, once.
+const Prefix = "voting: "
+
+// A kindError is one of the sentinels with what it is about: its text is
+// the sentinel's and the detail, "voting: invalid input: title is empty".
+type kindError struct {
+	kind   error
+	detail string
+}
+
+func (e *kindError) Error() string { return e.kind.Error() + ": " + e.detail }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// Of is the sentinel kind with a detail.
+func Of(kind error, detail string) error { return &kindError{kind, detail} }
+
+// Invalidf is Invalid with a detail.
+func Invalidf(format string, args ...any) error {
+	return &kindError{Invalid, fmt.Sprintf(format, args...)}
+}
+
+// Corruptf is Corrupt with a detail, which names the key or field.
+func Corruptf(format string, args ...any) error {
+	return &kindError{Corrupt, fmt.Sprintf(format, args...)}
+}
+
+// WrongType words Redis's WRONGTYPE error for cmd on key as Corrupt,
+// naming the key; other errors pass as they are.
+func WrongType(err error, key, cmd string) error {
+	if IsWrongType(err) {
+		return Corruptf("%s is of the wrong type for %s", key, cmd)
+	}
+	return err
+}
+
+// IsWrongType reports whether err is Redis's word that a key holds another
+// type than the command takes.
+func IsWrongType(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "WRONGTYPE")
+}

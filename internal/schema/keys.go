@@ -1,0 +1,152 @@
+package schema
+
+// This file holds the keys of a namespace: how each key and key prefix is
+// named from the namespace's prefix. The voting package's keys.go says what
+// each holds.
+
+// The key parts: each key's name after the prefix, or the start of it.
+const (
+	ArticlePart   = "article:"
+	ScorePart     = "score:"
+	TimePart      = "time:"
+	VotedPart     = "voted:"
+	DownvotedPart = "downvoted:"
+	GroupPart     = "group:"
+	RecordPart    = "groups:"
+	TrimmedPart   = "trimmed:"
+	LivePart      = "live:"
+	SizesPart     = "groupsizes:"
+	PostsPart     = "posts:"
+	KarmaPart     = "karma:"
+	LinksPart     = "links:"
+	SharesPart    = "linkshares:"
+	HistoryPart   = "history:"
+	PendingPart   = "deleted:"
+	ReindexPart   = "reindex:"
+	IndexedPart   = "indexed:"
+)
+
+// Keys names the keys of one namespace, with its prefix in front of each.
+// The keys and key prefixes that do not depend on an id or a name are
+// joined once, since joining strings allocates.
+type Keys struct {
+	prefix string
+	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links, shares        string
+	indexes                                                                              [len(Orders)]string
+}
+
+// NewKeys names the keys of the namespace of prefix.
+func NewKeys(prefix string) Keys {
+	k := Keys{
+		prefix:    prefix,
+		article:   prefix + ArticlePart,
+		voted:     prefix + VotedPart,
+		downvoted: prefix + DownvotedPart,
+		group:     prefix + GroupPart,
+		record:    prefix + RecordPart,
+		trimmed:   prefix + TrimmedPart,
+		live:      prefix + LivePart,
+		sizes:     prefix + SizesPart,
+		posts:     prefix + PostsPart,
+		karma:     prefix + KarmaPart,
+		links:     prefix + LinksPart,
+		shares:    prefix + SharesPart,
+		history:   prefix + HistoryPart,
+		reindex:   prefix + ReindexPart,
+		indexed:   prefix + IndexedPart,
+
+		pendingVoted:     prefix + PendingPart + VotedPart,
+		pendingDownvoted: prefix + PendingPart + DownvotedPart,
+	}
+	for i, spec := range Orders {
+		k.indexes[i] = prefix + spec.Key
+	}
+	k.score, k.time = k.indexes[ByScore], k.indexes[ByTime]
+	return k
+}
+
+// Prefix is the namespace's prefix.
+func (k Keys) Prefix() string { return k.prefix }
+
+// counter is the string INCR'd for new article ids.
+func (k Keys) Counter() string { return k.article }
+
+// articleHash is the hash of one article. It is also the article's member
+// name in every index and group, as in the book.
+func (k Keys) ArticleHash(id string) string { return k.article + id }
+
+// articlePrefix is articleHash without the id, for scripts that make the id.
+func (k Keys) ArticlePrefix() string { return k.article }
+
+// votedPrefix and downvotedPrefix are voted and downvoted without the id,
+// for scripts that make the id.
+func (k Keys) VotedPrefix() string     { return k.voted }
+func (k Keys) DownvotedPrefix() string { return k.downvoted }
+
+func (k Keys) ScoreIndex() string { return k.score }
+func (k Keys) TimeIndex() string  { return k.time }
+
+// index is the zset that lists articles in the given order.
+func (k Keys) Index(o int) string { return k.indexes[o] }
+
+// trimmedHash is the hash of the top-of-window indexes' marks.
+func (k Keys) TrimmedHash() string { return k.trimmed }
+
+func (k Keys) VotedSet(id string) string     { return k.voted + id }
+func (k Keys) DownvotedSet(id string) string { return k.downvoted + id }
+func (k Keys) GroupSet(name string) string   { return k.group + name }
+
+// userHistory is the sorted set of a user's votes (WithUserHistory):
+// members "up:article:7" and "down:article:7", each scored with the time of
+// the vote. historyPrefix is its name without the user.
+func (k Keys) UserHistory(user string) string { return k.history + user }
+func (k Keys) HistoryPrefix() string          { return k.history }
+
+// groupSizes is the sorted set of the namespace's groups that hold an
+// article, each scored with its number of articles.
+func (k Keys) GroupSizes() string { return k.sizes }
+
+// userPosts is the sorted set of a user's articles by posting time;
+// postsPrefix is its name without the user.
+func (k Keys) UserPosts(user string) string { return k.posts + user }
+func (k Keys) PostsPrefix() string          { return k.posts }
+
+// karmaIndex is the sorted set of the posters' karma (WithKarma).
+func (k Keys) KarmaIndex() string { return k.karma }
+
+// linkIndex is the hash from each link's key (linkKey) to the id of the
+// article that holds it (WithUniqueLinks); linkShares is the sorted set of
+// the other articles that Reindex found with a link, in their turn to hold
+// it.
+func (k Keys) LinkIndex() string  { return k.links }
+func (k Keys) LinkShares() string { return k.shares }
+
+// pendingVotedSet and pendingDownvotedSet are a deleted article's voter
+// sets, renamed, while DeleteArticle clears their histories.
+func (k Keys) PendingVotedSet(id string) string     { return k.pendingVoted + id }
+func (k Keys) PendingDownvotedSet(id string) string { return k.pendingDownvoted + id }
+
+// reindexProgress is the hash of where an unfinished Reindex goes on from.
+func (k Keys) ReindexProgress() string { return k.reindex }
+
+// indexedHash is the hash of which indexes hold every article (built.go).
+func (k Keys) IndexedHash() string { return k.indexed }
+
+// groupRecord is the set of the names of the groups an article is in (no
+// key for none); recordPrefix is its name without the id, for scripts that
+// make the id.
+func (k Keys) GroupRecord(id string) string { return k.record + id }
+func (k Keys) RecordPrefix() string         { return k.record }
+
+// groupCache is the book's cached intersection of a group with an index:
+// score:<name>, time:<name>, top-week:<name> and so on.
+func (k Keys) GroupCache(name string, o int) string { return k.Index(o) + name }
+
+// liveIndex is a group's live index of an order (WithLiveGroups):
+// live:score:<name>, live:top-week:<name> and so on. livePrefix is its name
+// before the order's key and the group's name, for the vote script, which
+// makes the names of an article's groups' indexes from its record.
+func (k Keys) LiveIndex(name string, o int) string { return k.live + Orders[o].Key + name }
+func (k Keys) LivePrefix() string                    { return k.live }
+
