@@ -30,7 +30,7 @@ const (
 // The keys and key prefixes that do not depend on an id or a name are
 // joined once, since joining strings allocates.
 type Keys struct {
-	prefix string
+	prefix                                                                               string
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
 	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links, shares        string
 	indexes                                                                              [len(Orders)]string
@@ -148,5 +148,4 @@ func (k Keys) GroupCache(name string, o int) string { return k.Index(o) + name }
 // before the order's key and the group's name, for the vote script, which
 // makes the names of an article's groups' indexes from its record.
 func (k Keys) LiveIndex(name string, o int) string { return k.live + Orders[o].Key + name }
-func (k Keys) LivePrefix() string                    { return k.live }
-
+func (k Keys) LivePrefix() string                  { return k.live }

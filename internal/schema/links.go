@@ -48,4 +48,3 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
-

@@ -27,10 +27,10 @@ const (
 
 // An OrderSpec is one row of the orders table.
 type OrderSpec struct {
-	Name    string    // the text form, for URLs and JSON: "top-week"
-	Aliases []string  // other names ParseOrder takes: "hot", "new", "top"
-	Key     string    // the index's key, before the prefix: "top-week:"
-	Kind    Kind // what the index holds
+	Name    string   // the text form, for URLs and JSON: "top-week"
+	Aliases []string // other names ParseOrder takes: "hot", "new", "top"
+	Key     string   // the index's key, before the prefix: "top-week:"
+	Kind    Kind     // what the index holds
 	// Window, for a top-of-window order, is how far back from now its
 	// articles were posted. Its index holds the net votes of the articles
 	// posted within it, and of ones aged out that no listing has trimmed
