@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -75,7 +76,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	st, err := readStatus(s.script(ctx, postScript, s.postCall(poster, title, link, groups, now)))
+	st, err := readStatus(runScript(ctx, &s.rc, postScript, s.postCall(poster, title, link, groups, now)))
 	if err != nil {
 		return "", err
 	}
@@ -136,13 +137,13 @@ func (s *Store) Article(ctx context.Context, articleID string) (a Article, err e
 // article reads the article of a well-formed id, as Article does.
 func (s *Store) article(ctx context.Context, articleID string) (Article, error) {
 	member := s.keys.ArticleHash(articleID)
-	cmds := []command{
-		{"HMGET", append([]any{member}, articleFields...)},
-		{"ZSCORE", []any{s.keys.ScoreIndex(), member}},
+	cmds := []rconn.Command{
+		{Name: "HMGET", Args: append([]any{member}, articleFields...)},
+		{Name: "ZSCORE", Args: []any{s.keys.ScoreIndex(), member}},
 	}
-	replies, err := s.pipeline(ctx, cmds)
+	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err == nil {
-		err = replyError(cmds, replies)
+		err = rconn.ReplyError(cmds, replies)
 	}
 	if err != nil {
 		return Article{}, err
@@ -183,7 +184,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	member := k.ArticleHash(articleID)
 	cl := call{keys: []string{member, k.ScoreIndex(), k.LinkIndex(), k.LinkShares(), k.IndexedHash()},
 		args: []any{member, articleID, title, link, flag(s.unique)}}
-	st, err := readStatus(s.script(ctx, editScript, cl))
+	st, err := readStatus(runScript(ctx, &s.rc, editScript, cl))
 	if err != nil || st.word == replyOK {
 		return err
 	}
@@ -192,7 +193,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 
 // Articles returns the articles of the ids, in the order given, in one
 // round trip whatever their number: each id's hash, and the scores in
-// commands of at most a thousand ids, so that no command holds Redis for
+// commands of at most a thousand ids, so that no rconn.Command holds Redis for
 // long. An id with no article is left out, as is one whose stored fields
 // do not parse (which Article reports as ErrCorrupt), as listings leave
 // them out; an id given twice is returned twice. A malformed id is an
@@ -215,7 +216,7 @@ func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article
 	for i, id := range ids {
 		page[i] = []byte(s.keys.ArticleHash(id))
 	}
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		articles, _, err = s.fetch(c, page, false)
 		return err
 	})

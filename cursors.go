@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -71,7 +72,7 @@ func (s *Store) GetGroupArticlesAfter(ctx context.Context, group string, order O
 	if s.live {
 		return s.listAfter(ctx, s.liveListing(group, order), group, at)
 	}
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.cachedGroup(c, group, order, 0, int64(s.pageSize), false, &at)
 		if err != nil {
 			return err
@@ -98,24 +99,24 @@ type point struct {
 // entries, one more to tell whether a page follows, then their articles.
 func (s *Store) listAfter(ctx context.Context, l listing, group string, at point) (articles []Article, next string, err error) {
 	size := s.pageSize
-	err = s.session(ctx, func(c link) error {
-		var read command
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		var read rconn.Command
 		var cl call
 		if at.member == "" {
-			read = command{"ZREVRANGE", []any{l.index, 0, size, "WITHSCORES"}}
+			read = rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, 0, size, "WITHSCORES"}}
 		} else {
 			cl = call{keys: []string{l.index}, args: []any{at.value, s.keys.ArticlePrefix() + at.member, size + 1}}
-			read = command{"EVALSHA", evalArgs(afterScript, cl)}
+			read = rconn.Command{Name: "EVALSHA", Args: evalArgsOf(afterScript, cl)}
 		}
 		reply, err := s.read(c, l, read)
-		if noScript(err) {
+		if rconn.NoScript(err) {
 			// Redis does not have the script yet: the read before it ran;
 			// run the script once on its own, which sends its source.
-			reply, err = c.run(afterScript, cl)
+			reply, err = runOn(c, afterScript, cl)
 		}
 		page, err := readList(reply, err)
 		if err != nil {
-			return errs.WrongType(err, l.index, read.name)
+			return errs.WrongType(err, l.index, read.Name)
 		}
 		articles, next, err = s.pageAfter(c, l.order, group, page)
 		return err
@@ -127,7 +128,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 // entry more than a page holds, each with its value; the one more tells
 // that a page follows, and next is then the cursor of the page's last
 // entry.
-func (s *Store) pageAfter(c link, order Order, group string, page []any) (articles []Article, next string, err error) {
+func (s *Store) pageAfter(c rconn.Link, order Order, group string, page []any) (articles []Article, next string, err error) {
 	size := s.pageSize
 	if len(page)%2 != 0 {
 		return nil, "", fmt.Errorf("a page of %d replies, not entries and values", len(page))
@@ -265,15 +266,15 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 		return "", err
 	}
 	member := s.keys.ArticleHash(articleID)
-	cmds := []command{{"ZSCORE", []any{s.keys.Index(int(order)), member}}}
+	cmds := []rconn.Command{{Name: "ZSCORE", Args: []any{s.keys.Index(int(order)), member}}}
 	cached := group != "" && !s.live
 	if cached {
 		cache := s.keys.GroupCache(group, int(order))
-		cmds = append(cmds, command{"ZSCORE", []any{cache, member}}, command{"EXISTS", []any{cache}})
+		cmds = append(cmds, rconn.Command{Name: "ZSCORE", Args: []any{cache, member}}, rconn.Command{Name: "EXISTS", Args: []any{cache}})
 	}
-	replies, err := s.pipeline(ctx, cmds)
+	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err == nil {
-		err = replyError(cmds, replies)
+		err = rconn.ReplyError(cmds, replies)
 	}
 	if err != nil {
 		return "", err

@@ -7,6 +7,8 @@ import (
 	"context"
 	"strconv"
 	"time"
+
+	"github.com/articlevote/voting/internal/rconn"
 )
 
 // defaultHistoryBatch is how many voters' histories one step of
@@ -48,7 +50,7 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	st, err := readStatus(s.script(ctx, deleteScript, s.deleteCall(articleID)))
+	st, err := readStatus(runScript(ctx, &s.rc, deleteScript, s.deleteCall(articleID)))
 	if err != nil {
 		return err
 	}
@@ -94,9 +96,9 @@ func (s *Store) clearHistories(ctx context.Context, articleID string) error {
 		keys: []string{k.PendingVotedSet(articleID), k.PendingDownvotedSet(articleID)},
 		args: []any{k.ArticleHash(articleID), k.HistoryPrefix(), s.historyBatch},
 	}
-	return s.session(ctx, func(c link) error {
+	return s.rc.Session(ctx, func(c rconn.Link) error {
 		for {
-			reply, err := c.run(clearHistoryScript, cl)
+			reply, err := runOn(c, clearHistoryScript, cl)
 			st, err := readStatus(reply, err)
 			if err != nil {
 				return err

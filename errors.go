@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
-	"github.com/gomodule/redigo/redis"
 )
 
 // Errors a caller can test for with errors.Is.
@@ -43,19 +42,6 @@ var (
 	// article's id. Nothing is written when it is returned.
 	ErrDuplicate = errs.Duplicate
 )
-
-// replyError is the first error Redis answered to one of a pipeline's
-// commands, with a WRONGTYPE worded as ErrCorrupt naming the command's key
-// (its first argument); nil if there is none.
-func replyError(cmds []command, replies []any) error {
-	for i, reply := range replies {
-		if err, ok := reply.(redis.Error); ok {
-			key, _ := cmds[i].args[0].(string)
-			return errs.WrongType(err, key, cmds[i].name)
-		}
-	}
-	return nil
-}
 
 // An opError is the error of one public method: "voting: vote on article
 // 7: " and the error that stopped it, with that error's own "voting: " left

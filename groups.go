@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -38,7 +39,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 			return err
 		}
 	}
-	st, err := readStatus(s.script(ctx, addGroupsScript, s.addGroupsCall(articleID, groups, now)))
+	st, err := readStatus(runScript(ctx, &s.rc, addGroupsScript, s.addGroupsCall(articleID, groups, now)))
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if groups, err = checkGroupChange(articleID, groups); err != nil {
 		return err
 	}
-	st, err := readStatus(s.script(ctx, removeGroupsScript, s.removeGroupsCall(articleID, groups)))
+	st, err := readStatus(runScript(ctx, &s.rc, removeGroupsScript, s.removeGroupsCall(articleID, groups)))
 	if err != nil || st.word == replyOK {
 		return err
 	}
@@ -137,14 +138,14 @@ func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []s
 		return nil, err
 	}
 	member := s.keys.ArticleHash(articleID)
-	cmds := []command{
-		{"HGET", []any{member, "time"}},
-		{"ZSCORE", []any{s.keys.ScoreIndex(), member}},
-		{"SMEMBERS", []any{s.keys.GroupRecord(articleID)}},
+	cmds := []rconn.Command{
+		{Name: "HGET", Args: []any{member, "time"}},
+		{Name: "ZSCORE", Args: []any{s.keys.ScoreIndex(), member}},
+		{Name: "SMEMBERS", Args: []any{s.keys.GroupRecord(articleID)}},
 	}
-	replies, err := s.pipeline(ctx, cmds)
+	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err == nil {
-		err = replyError(cmds, replies)
+		err = rconn.ReplyError(cmds, replies)
 	}
 	if err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 	if s.live {
 		return s.count(ctx, s.liveListing(group, order))
 	}
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.cachedGroup(c, group, order, 0, 0, true, nil)
 		n, _ = reply.(int64)
 		return err
@@ -231,7 +232,7 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 // building it first if it is missing.
 func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, start, stop int64) ([]Article, error) {
 	var articles []Article
-	err := s.session(ctx, func(c link) error {
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.cachedGroup(c, group, order, start, stop, false, nil)
 		if err != nil {
 			return err
@@ -253,14 +254,14 @@ func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, 
 // a point for the page of a cursor after it (the zero point for the first),
 // and gives its reply: the page (of a cursor, with its values), or the
 // size.
-func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64, size bool, at *point) (any, error) {
+func (s *Store) cachedGroup(c rconn.Link, group string, order Order, start, stop int64, size bool, at *point) (any, error) {
 	for {
 		cut, err := s.windowCut(&schema.Orders[order])
 		if err != nil {
 			return nil, err
 		}
 		cl := s.groupPageCall(group, order, start, stop, cut, size, at)
-		reply, err := c.run(groupPageScript, cl)
+		reply, err := runOn(c, groupPageScript, cl)
 		switch reply.(type) {
 		case []any, int64:
 			return reply, err
@@ -268,7 +269,7 @@ func (s *Store) cachedGroup(c link, group string, order Order, start, stop int64
 		if st, rerr := readStatus(reply, err); rerr == nil && st.word == replyNotIndexed {
 			return nil, schema.NotIndexed(schema.BuildField(int(order), false))
 		}
-		done, err := trimmed(c.ctx, reply, err)
+		done, err := trimmed(c.Context(), reply, err)
 		if err != nil {
 			return nil, err
 		}
@@ -323,8 +324,8 @@ func (s *Store) Groups(ctx context.Context, page int) (groups []GroupSize, err e
 		return []GroupSize{}, err
 	}
 	key := s.keys.GroupSizes()
-	err = s.session(ctx, func(c link) error {
-		reply, err := redis.Strings(c.do("ZREVRANGE", key, start, stop, "WITHSCORES"))
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := redis.Strings(c.Do("ZREVRANGE", key, start, stop, "WITHSCORES"))
 		if err != nil {
 			return errs.WrongType(err, key, "ZREVRANGE")
 		}
@@ -350,9 +351,9 @@ func (s *Store) CountGroups(ctx context.Context) (n int64, err error) {
 		}
 	}()
 	key := s.keys.GroupSizes()
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
-		n, err = redis.Int64(c.do("ZCARD", key))
+		n, err = redis.Int64(c.Do("ZCARD", key))
 		return errs.WrongType(err, key, "ZCARD")
 	})
 	return n, err

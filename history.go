@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -59,7 +60,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		return []UserVote{}, nil
 	}
 	key := s.keys.UserHistory(user)
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		now := s.now()
 		if err := schema.CheckClock(now); err != nil {
 			return err
@@ -80,7 +81,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 				member := string(m.([]byte))
 				args = append(args, "up:"+member, "down:"+member)
 			}
-			if _, err := c.do("ZREM", args...); err != nil {
+			if _, err := c.Do("ZREM", args...); err != nil {
 				return err
 			}
 			if read == maxHistoryReads {
@@ -117,13 +118,13 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 		return 0, err
 	}
 	key := s.keys.UserHistory(user)
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		now := s.now()
 		if err := schema.CheckClock(now); err != nil {
 			return err
 		}
 		var err error
-		n, err = redis.Int64(c.do("ZCOUNT", key, s.keptSince(now), "+inf"))
+		n, err = redis.Int64(c.Do("ZCOUNT", key, s.keptSince(now), "+inf"))
 		return errs.WrongType(err, key, "ZCOUNT")
 	})
 	return n, err
@@ -142,12 +143,12 @@ func (s *Store) keptSince(now time.Time) string { return "(" + schema.UnixSecond
 // the history's time, at its end, are left out; ZREVRANGEBYSCORE with an
 // offset would walk every entry before the page, 46 ms for the last page
 // of three million. Both give entries of one time in the same order.
-func (s *Store) historyPage(c link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
+func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
 	since, err := strconv.ParseFloat(schema.UnixSeconds(now.Add(-s.history)), 64)
 	if err != nil {
 		return nil, nil, err
 	}
-	reply, err := c.do("ZREVRANGE", key, start, start+int64(s.pageSize)-1, "WITHSCORES")
+	reply, err := c.Do("ZREVRANGE", key, start, start+int64(s.pageSize)-1, "WITHSCORES")
 	entries, err := redis.ByteSlices(reply, errs.WrongType(err, key, "ZREVRANGE"))
 	if err != nil {
 		return nil, nil, err

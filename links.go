@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -39,9 +40,9 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	}
 	l := listing{spec: &unordered, index: s.keys.LinkIndex(), built: schema.LinksField}
 	var id string
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
-		id, err = redis.String(s.read(c, l, command{"HGET", []any{l.index, schema.LinkKey(url)}}))
+		id, err = redis.String(s.read(c, l, rconn.Command{Name: "HGET", Args: []any{l.index, schema.LinkKey(url)}}))
 		if err == redis.ErrNil {
 			return ErrNotFound
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -76,13 +77,13 @@ func (s *Store) liveListing(group string, o Order) listing {
 // top-of-window order, then the articles.
 func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
 	var articles []Article
-	err := s.session(ctx, func(c link) error {
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		// By score, the page's scores come with it; in any other order,
 		// fetch reads them from the score index.
 		withScores := l.order == ByScore
-		read := command{"ZREVRANGE", append(make([]any, 0, 4), l.index, start, stop)}
+		read := rconn.Command{Name: "ZREVRANGE", Args: append(make([]any, 0, 4), l.index, start, stop)}
 		if withScores {
-			read.args = append(read.args, "WITHSCORES")
+			read.Args = append(read.Args, "WITHSCORES")
 		}
 		page, err := redis.Values(s.read(c, l, read))
 		if err != nil {
@@ -103,38 +104,38 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 // read of its mark and of whether the namespace has an article (the trim
 // script reads both for a window), so that a listing of an index not built
 // is ErrNotIndexed, not a page that leaves articles out.
-func (s *Store) read(c link, l listing, read command) (any, error) {
+func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 	if l.spec.Window == 0 && l.built == "" {
-		reply, err := c.do(read.name, read.args...)
-		return reply, errs.WrongType(err, l.index, read.name)
+		reply, err := c.Do(read.Name, read.Args...)
+		return reply, errs.WrongType(err, l.index, read.Name)
 	}
 	for {
 		// The index's mark; for a window, the trim script reads it before
 		// it writes anything.
-		var first command
+		var first rconn.Command
 		if l.spec.Window > 0 {
 			cut, err := s.windowCut(l.spec)
 			if err != nil {
 				return nil, err
 			}
-			first = command{"EVALSHA", evalArgs(trimWindowScript, s.trimCall(l, cut))}
+			first = rconn.Command{Name: "EVALSHA", Args: evalArgsOf(trimWindowScript, s.trimCall(l, cut))}
 		} else {
-			first = command{"HGET", []any{s.keys.IndexedHash(), l.built}}
+			first = rconn.Command{Name: "HGET", Args: []any{s.keys.IndexedHash(), l.built}}
 		}
-		var cmds []command
+		var cmds []rconn.Command
 		if l.spec.Window > 0 {
-			cmds = []command{first, read}
+			cmds = []rconn.Command{first, read}
 		} else {
 			// An empty namespace's indexes are complete, marked or not.
-			cmds = []command{first, {"EXISTS", []any{s.keys.TimeIndex()}}, read}
+			cmds = []rconn.Command{first, {Name: "EXISTS", Args: []any{s.keys.TimeIndex()}}, read}
 		}
-		replies, err := c.pipeline(cmds)
+		replies, err := c.Pipeline(cmds)
 		if err != nil {
 			return nil, err
 		}
 		built := true
 		if l.spec.Window > 0 {
-			if noScript(replies[0]) {
+			if rconn.NoScript(replies[0]) {
 				// Redis does not have the script yet: run it once on its
 				// own, which sends its source, then read again.
 				if err := s.trimWindow(c, l); err != nil {
@@ -142,7 +143,7 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 				}
 				continue
 			}
-			done, err := trimmed(c.ctx, replies[0], nil)
+			done, err := trimmed(c.Context(), replies[0], nil)
 			if err != nil {
 				return nil, err
 			}
@@ -164,7 +165,7 @@ func (s *Store) read(c link, l listing, read command) (any, error) {
 			return nil, schema.NotIndexed(l.built)
 		}
 		if rerr, ok := replies[1].(redis.Error); ok {
-			return nil, errs.WrongType(rerr, l.index, read.name)
+			return nil, errs.WrongType(rerr, l.index, read.Name)
 		}
 		return replies[1], nil
 	}
@@ -202,7 +203,7 @@ func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
 // record does not break a listing, nor its encoding as JSON. gone holds the
 // members of the page whose article is gone (no hash or no score), as the
 // page gave them.
-func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, gone []any, err error) {
+func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Article, gone []any, err error) {
 	step := 1
 	if withScores {
 		step = 2
@@ -213,7 +214,7 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 	}
 	prefix := s.keys.ArticlePrefix()
 	entries := make([]pageEntry, 0, n)
-	cmds := make([]command, 0, n+1)
+	cmds := make([]rconn.Command, 0, n+1)
 	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
 	// member goes in as the reply gave it, already an interface value.
 	args := make([]any, 0, n*(1+len(articleFields))+(n+maxScoresPerCommand-1)/maxScoresPerCommand+n)
@@ -230,25 +231,25 @@ func (s *Store) fetch(c link, page []any, withScores bool) (articles []Article, 
 		entries = append(entries, e)
 		at := len(args)
 		args = append(append(args, page[i]), articleFields...)
-		cmds = append(cmds, command{"HMGET", args[at:len(args):len(args)]})
+		cmds = append(cmds, rconn.Command{Name: "HMGET", Args: args[at:len(args):len(args)]})
 	}
 	if len(entries) == 0 {
 		return []Article{}, nil, nil
 	}
 	if !withScores {
 		// ZMSCOREs of at most maxScoresPerCommand members each, so that no
-		// one command holds Redis for long, however many articles.
+		// one rconn.Command holds Redis for long, however many articles.
 		hmgets := len(cmds)
 		for from := 0; from < hmgets; from += maxScoresPerCommand {
 			at := len(args)
 			args = append(args, s.keys.ScoreIndex())
 			for _, cmd := range cmds[from:min(from+maxScoresPerCommand, hmgets)] {
-				args = append(args, cmd.args[0])
+				args = append(args, cmd.Args[0])
 			}
-			cmds = append(cmds, command{"ZMSCORE", args[at:len(args):len(args)]})
+			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: args[at:len(args):len(args)]})
 		}
 	}
-	replies, err := c.pipeline(cmds)
+	replies, err := c.Pipeline(cmds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -315,8 +316,8 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 		return 0, err
 	}
 	l := s.siteListing(order)
-	err = s.session(ctx, func(c link) error {
-		reply, err := s.read(c, l, command{"ZREVRANK", []any{l.index, s.keys.ArticleHash(articleID)}})
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.read(c, l, rconn.Command{Name: "ZREVRANK", Args: []any{l.index, s.keys.ArticleHash(articleID)}})
 		if err != nil {
 			return err
 		}
@@ -350,9 +351,9 @@ func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
 // count is the size of l's index; a window's index is trimmed first.
 func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	var n int64
-	err := s.session(ctx, func(c link) error {
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
-		n, err = redis.Int64(s.read(c, l, command{"ZCARD", []any{l.index}}))
+		n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
 		return err
 	})
 	return n, err

@@ -19,6 +19,7 @@ package voting
 // namespace's Redis Cluster slot.
 
 import (
+	"context"
 	"crypto/sha1"
 	"embed"
 	"encoding/hex"
@@ -26,6 +27,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 )
 
@@ -234,3 +236,20 @@ func flag(yes bool) any {
 	}
 	return "0"
 }
+
+// SHA is the script's SHA-1 as EVALSHA takes it.
+func (s *script) SHA() any { return s.hashArg }
+
+// Source is the script's Lua source.
+func (s *script) Source() string { return s.src }
+
+// runScript runs sc with the KEYS and ARGV of cl in one session of rc.
+func runScript(ctx context.Context, rc *rconn.Client, sc *script, cl call) (any, error) {
+	return rc.Run(ctx, sc, cl.keys, cl.args)
+}
+
+// runOn runs sc with the KEYS and ARGV of cl on c.
+func runOn(c rconn.Link, sc *script, cl call) (any, error) { return c.Run(sc, cl.keys, cl.args) }
+
+// evalArgsOf are the arguments of EVALSHA for sc and cl.
+func evalArgsOf(sc *script, cl call) []any { return rconn.EvalArgs(sc, cl.keys, cl.args) }

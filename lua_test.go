@@ -188,7 +188,7 @@ func TestScriptsReadWhatTheyAreSent(t *testing.T) {
 			"an argument more": {keys: cl.keys, args: append(append([]any(nil), cl.args...), "x")},
 			"a key fewer":      {keys: cl.keys[:len(cl.keys)-1], args: cl.args},
 		} {
-			args := evalArgs(voteScript, bad)
+			args := evalArgsOf(voteScript, bad)
 			args[0] = voteScript.src
 			_, err := c.Do("EVAL", args...)
 			if err == nil || !strings.Contains(err.Error(), "the script read") {

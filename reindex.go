@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -206,7 +207,7 @@ func (r *reindexRun) finish() error {
 	finish.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
 	finish.arg(r.run, r.token)
 	finish.names(s.built)
-	values, err := superseded(s.script(r.ctx, reindexDone, finish))
+	values, err := superseded(runScript(r.ctx, &s.rc, reindexDone, finish))
 	if err == nil {
 		values, err = redis.Scan(values, &r.counts.Duplicates)
 	}
@@ -289,9 +290,9 @@ type reindexRun struct {
 func (r *reindexRun) load() error {
 	s := r.s
 	var fields map[string]string
-	err := s.session(r.ctx, func(c link) error {
+	err := s.rc.Session(r.ctx, func(c rconn.Link) error {
 		var err error
-		fields, err = redis.StringMap(c.do("HGETALL", s.keys.ReindexProgress()))
+		fields, err = redis.StringMap(c.Do("HGETALL", s.keys.ReindexProgress()))
 		return errs.WrongType(err, s.keys.ReindexProgress(), "HGETALL")
 	})
 	if err != nil {
@@ -312,7 +313,7 @@ func (r *reindexRun) load() error {
 		start.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
 		start.arg(r.run, r.phase, r.token)
 		start.names(s.built)
-		st, err := readStatus(s.script(r.ctx, reindexStart, start))
+		st, err := readStatus(runScript(r.ctx, &s.rc, reindexStart, start))
 		if err == nil && st.word != replyOK {
 			err = st.err()
 		}
@@ -359,11 +360,11 @@ func (r *reindexRun) orders() error {
 		if schema.Orders[o].Window == 0 {
 			continue
 		}
-		err := s.session(r.ctx, func(c link) error {
+		err := s.rc.Session(r.ctx, func(c rconn.Link) error {
 			if err := s.trimWindow(c, s.siteListing(o)); err != nil {
 				return err
 			}
-			n, err := redis.Int(c.do("HINCRBY", s.keys.ReindexProgress(), "steps", 1))
+			n, err := redis.Int(c.Do("HINCRBY", s.keys.ReindexProgress(), "steps", 1))
 			r.counts.Steps = n
 			return err
 		})
@@ -402,7 +403,7 @@ func (r *reindexRun) walk(batch int) error {
 	c.arg(r.run, batch, k.ArticlePrefix(), k.VotedPrefix(), k.DownvotedPrefix(), k.PostsPrefix(), flag(s.karma),
 		flag(s.unique), maxReportedDuplicates)
 	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
-	reply, err := s.script(r.ctx, reindexOrders, c)
+	reply, err := runScript(r.ctx, &s.rc, reindexOrders, c)
 	if batch == 0 {
 		st, err := readStatus(reply, err)
 		if err == nil && st.word != replyOK {
@@ -456,9 +457,9 @@ func (r *reindexRun) groups() error {
 		var found []string
 		var next string
 		walked := map[string]bool{}
-		err := s.session(r.ctx, func(c link) error {
+		err := s.rc.Session(r.ctx, func(c rconn.Link) error {
 			// The cursor is recorded first, by the run alone.
-			reply, err := c.run(reindexScan, call{keys: []string{s.keys.ReindexProgress()}, args: []any{r.run, r.scan}})
+			reply, err := runOn(c, reindexScan, call{keys: []string{s.keys.ReindexProgress()}, args: []any{r.run, r.scan}})
 			values, err := superseded(reply, err)
 			var names []string
 			if err == nil {
@@ -473,7 +474,7 @@ func (r *reindexRun) groups() error {
 			for _, name := range names {
 				walked[name] = true
 			}
-			scanned, err := redis.Values(c.do("SCAN", r.scan, "MATCH", pattern, "COUNT", scanCount))
+			scanned, err := redis.Values(c.Do("SCAN", r.scan, "MATCH", pattern, "COUNT", scanCount))
 			if err == nil {
 				_, err = redis.Scan(scanned, &next, &found)
 			}
@@ -521,7 +522,7 @@ func (r *reindexRun) walkGroup(name string) error {
 		if err != nil {
 			return err
 		}
-		values, err := superseded(s.script(r.ctx, reindexGroup, c))
+		values, err := superseded(runScript(r.ctx, &s.rc, reindexGroup, c))
 		var cursor string
 		var records int
 		if err == nil {

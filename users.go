@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -36,8 +37,8 @@ func (s *Store) UserArticles(ctx context.Context, user string, page int) (articl
 		return []Article{}, err
 	}
 	key := s.keys.UserPosts(user)
-	err = s.session(ctx, func(c link) error {
-		page, err := redis.Values(c.do("ZREVRANGE", key, start, stop))
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		page, err := redis.Values(c.Do("ZREVRANGE", key, start, stop))
 		if err != nil {
 			return errs.WrongType(err, key, "ZREVRANGE")
 		}
@@ -60,9 +61,9 @@ func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, er
 		return 0, err
 	}
 	key := s.keys.UserPosts(user)
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
-		n, err = redis.Int64(c.do("ZCARD", key))
+		n, err = redis.Int64(c.Do("ZCARD", key))
 		return errs.WrongType(err, key, "ZCARD")
 	})
 	return n, err
@@ -111,8 +112,8 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 		return 0, err
 	}
 	l := s.karmaListing()
-	err = s.session(ctx, func(c link) error {
-		reply, err := s.read(c, l, command{"ZSCORE", []any{l.index, user}})
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.read(c, l, rconn.Command{Name: "ZSCORE", Args: []any{l.index, user}})
 		if err != nil || reply == nil {
 			return err
 		}
@@ -154,8 +155,8 @@ func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, 
 		return []UserKarma{}, err
 	}
 	l := s.karmaListing()
-	err = s.session(ctx, func(c link) error {
-		reply, err := redis.Strings(s.read(c, l, command{"ZREVRANGE", []any{l.index, start, stop, "WITHSCORES"}}))
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := redis.Strings(s.read(c, l, rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, start, stop, "WITHSCORES"}}))
 		if err != nil {
 			return err
 		}
@@ -185,9 +186,9 @@ func (s *Store) CountPosters(ctx context.Context) (n int64, err error) {
 		return 0, err
 	}
 	l := s.karmaListing()
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
-		n, err = redis.Int64(s.read(c, l, command{"ZCARD", []any{l.index}}))
+		n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
 		return err
 	})
 	return n, err

@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/articlevote/voting"
 	"go/ast"
 	"go/doc"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+
+	"github.com/articlevote/voting"
 )
 
 func TestBadInputWritesNothing(t *testing.T) {

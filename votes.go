@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
@@ -124,7 +125,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		return err
 	}
 	var reply any
-	err = s.session(ctx, func(c link) error {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		// The clock is read once the connection is had, as close as it can
 		// be to the script's run.
 		now := s.now()
@@ -132,7 +133,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		reply, err = c.run(voteScript, s.voteCall(user, articleID, dir, now))
+		reply, err = runOn(c, voteScript, s.voteCall(user, articleID, dir, now))
 		return err
 	})
 	st, err := readStatus(reply, err)
@@ -231,21 +232,21 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	all := names.String()
 	userArg := any(user)
 	args := make([]any, 0, 4*len(articleIDs))
-	cmds := make([]command, 0, 2*len(articleIDs))
+	cmds := make([]rconn.Command, 0, 2*len(articleIDs))
 	for _, id := range articleIDs {
 		for _, prefix := range [2]string{s.keys.VotedPrefix(), s.keys.DownvotedPrefix()} {
 			var key string
 			key, all = all[:len(prefix)+len(id)], all[len(prefix)+len(id):]
 			at := len(args)
 			args = append(args, key, userArg)
-			cmds = append(cmds, command{"SISMEMBER", args[at:len(args):len(args)]})
+			cmds = append(cmds, rconn.Command{Name: "SISMEMBER", Args: args[at:len(args):len(args)]})
 		}
 	}
 	var now time.Time
 	if s.history > 0 {
 		// The history's entries of the articles, and their scores, to tell
 		// a closed article that is still there: ZMSCOREs of at most
-		// maxScoresPerCommand members each, so that no one command holds
+		// maxScoresPerCommand members each, so that no one rconn.Command holds
 		// Redis for long, however many articles.
 		now = s.now()
 		history, index := s.keys.UserHistory(user), s.keys.ScoreIndex()
@@ -257,7 +258,7 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 				member := s.keys.ArticleHash(id)
 				entries = append(entries, "up:"+member, "down:"+member)
 			}
-			cmds = append(cmds, command{"ZMSCORE", entries})
+			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: entries})
 		}
 		for from := 0; from < len(articleIDs); from += maxScoresPerCommand {
 			batch := articleIDs[from:min(from+maxScoresPerCommand, len(articleIDs))]
@@ -266,10 +267,10 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 			for _, id := range batch {
 				scores = append(scores, s.keys.ArticleHash(id))
 			}
-			cmds = append(cmds, command{"ZMSCORE", scores})
+			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: scores})
 		}
 	}
-	replies, err := s.pipeline(ctx, cmds)
+	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err != nil {
 		return nil, err
 	}
@@ -278,14 +279,14 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 
 // readUserVotes reads UserVotes' replies: two SISMEMBERs per article, then
 // with a history the ZMSCOREs of its entries and of the articles' scores.
-func (s *Store) readUserVotes(user string, articleIDs []string, cmds []command, replies []any, now time.Time) ([]Direction, error) {
+func (s *Store) readUserVotes(user string, articleIDs []string, cmds []rconn.Command, replies []any, now time.Time) ([]Direction, error) {
 	var entries, scores []any
 	if s.history > 0 {
 		n := 2 * len(articleIDs)
 		for i, reply := range replies[n:] {
 			values, err := redis.Values(reply, nil)
 			if err != nil {
-				return nil, errs.WrongType(err, cmds[n+i].args[0].(string), "ZMSCORE")
+				return nil, errs.WrongType(err, cmds[n+i].Args[0].(string), "ZMSCORE")
 			}
 			if len(entries) < n {
 				entries = append(entries, values...)

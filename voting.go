@@ -7,26 +7,35 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 
 	"github.com/gomodule/redigo/redis"
 )
 
+// A Pool hands out connections to Redis; a Store closes each connection it
+// takes. A *redis.Pool satisfies it, and so does a cluster client such as
+// *redisc.Cluster. If the pool also has a method
+//
+//	GetContext(ctx context.Context) (redis.Conn, error)
+//
+// as *redis.Pool does, the Store uses it, so that waiting for a free
+// connection honours the context.
+type Pool interface {
+	Get() redis.Conn
+}
+
 // A Store is one namespace of articles in Redis. It holds no state of its own
 // beyond its configuration, so any number of Stores, in any number of
 // processes, may serve the same namespace at once.
 type Store struct {
-	pool     Pool
+	rc       rconn.Client
 	keys     schema.Keys
 	weight   float64
 	cutoff   time.Duration
 	pageSize int
 	groupTTL time.Duration
 	now      func() time.Time
-	tagged   bool // the prefix has a hash tag, as Redis Cluster needs
-	// timeout bounds each round trip whose context has no earlier deadline
-	// (WithTimeout); 0 for no bound.
-	timeout time.Duration
 
 	// keeps says which orders the Store keeps an index for; kept are those
 	// orders, in the order of the table (ByScore and ByTime first), and
@@ -85,17 +94,14 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		return nil, failed(err, "new store")
 	}
 	s := &Store{
-		pool:     pool,
 		keys:     schema.NewKeys(cfg.prefix),
 		weight:   cfg.weight,
 		cutoff:   cfg.cutoff,
 		pageSize: cfg.pageSize,
 		groupTTL: cfg.groupTTL,
 		now:      cfg.now,
-		tagged:   hasHashTag(cfg.prefix),
 		live:     cfg.live,
 		history:  cfg.history.Truncate(time.Millisecond),
-		timeout:  cfg.timeout,
 		karma:    cfg.karma,
 		unique:   cfg.unique,
 
@@ -121,16 +127,18 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	group.names(unbuiltLive)
 	s.postMarks, s.groupMarks = post.args, group.args
 	s.voteArgs = s.makeVoteArgs()
+	s.rc = rconn.Client{Pool: pool, Timeout: cfg.timeout, Bind: s.keys.Counter()}
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster
 	// client, and its Get would dial, so only other pools are asked.
-	if _, ok := pool.(*redis.Pool); !ok {
-		c := pool.Get()
-		_, cluster := c.(binder)
-		release(c)
-		if cluster {
-			if err := s.checkClusterPrefix(); err != nil {
-				return nil, failed(err, "new store")
+	if !hasHashTag(cfg.prefix) {
+		s.rc.Unbound = errs.Invalidf("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", cfg.prefix)
+		if _, ok := pool.(*redis.Pool); !ok {
+			c := pool.Get()
+			cluster := rconn.IsCluster(c)
+			rconn.Release(c)
+			if cluster {
+				return nil, failed(s.rc.Unbound, "new store")
 			}
 		}
 	}
@@ -139,7 +147,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 
 // Timeout returns the longest a call waits for Redis to answer a round trip
 // when its context has no earlier deadline (WithTimeout); 0 for no bound.
-func (s *Store) Timeout() time.Duration { return s.timeout }
+func (s *Store) Timeout() time.Duration { return s.rc.Timeout }
 
 // PageSize returns the number of articles in a full listing page.
 func (s *Store) PageSize() int { return s.pageSize }
@@ -168,12 +176,3 @@ func (s *Store) HistoryTime() time.Duration { return s.history }
 // by: ByScore, ByTime and those given to WithOrders, in the order of the
 // table.
 func (s *Store) Orders() []Order { return append([]Order(nil), s.kept...) }
-
-// checkClusterPrefix refuses a prefix without a hash tag on Redis Cluster,
-// where the keys of one operation must share a slot.
-func (s *Store) checkClusterPrefix() error {
-	if !s.tagged {
-		return errs.Invalidf("prefix %q has no hash tag such as {news}: on Redis Cluster every key of a Store must share one slot", s.keys.Prefix())
-	}
-	return nil
-}

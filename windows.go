@@ -8,6 +8,7 @@ package voting
 import (
 	"context"
 
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 )
 
@@ -54,14 +55,14 @@ func (s *Store) trimCall(l listing, cut string) call {
 }
 
 // trimWindow trims a window listing to its window, in steps.
-func (s *Store) trimWindow(c link, l listing) error {
+func (s *Store) trimWindow(c rconn.Link, l listing) error {
 	for {
 		cut, err := s.windowCut(l.spec)
 		if err != nil {
 			return err
 		}
-		reply, err := c.run(trimWindowScript, s.trimCall(l, cut))
-		if done, err := trimmed(c.ctx, reply, err); done || err != nil {
+		reply, err := runOn(c, trimWindowScript, s.trimCall(l, cut))
+		if done, err := trimmed(c.Context(), reply, err); done || err != nil {
 			return err
 		}
 	}

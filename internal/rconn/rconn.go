@@ -1,9 +1,9 @@
-package voting
+// Package rconn holds the round trips of the voting package: how an
+// operation takes a connection of its namespace, runs a script and sends a
+// pipeline while honouring a context over any redis.Conn.
+package rconn
 
-// This file holds the round trips: how a Store takes a connection, runs a
-// script and sends a pipeline while honouring a context over any redis.Conn.
-//
-// A context's deadline, or the Store's round-trip limit (WithTimeout) when it
+// A context's deadline, or the Client's round-trip limit (WithTimeout) when it
 // is earlier, bounds each round trip through the connection's own read
 // timeout (redis.ConnWithTimeout, as *redis.Pool's and cluster clients'
 // connections have), set once for all of a pipeline's replies: no goroutine
@@ -23,19 +23,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
 	"github.com/gomodule/redigo/redis"
 )
 
-// A Pool hands out connections to Redis; a Store closes each connection it
-// takes. A *redis.Pool satisfies it, and so does a cluster client such as
-// *redisc.Cluster. If the pool also has a method
+// A Pool hands out connections to Redis (the voting package's Pool); a
+// Client closes each connection it takes. If the pool also has a method
 //
 //	GetContext(ctx context.Context) (redis.Conn, error)
 //
-// as *redis.Pool does, the Store uses it, so that waiting for a free
+// as *redis.Pool does, the Client uses it, so that waiting for a free
 // connection honours the context.
 type Pool interface {
 	Get() redis.Conn
+}
+
+// A Client runs operations on connections of one namespace: it takes each
+// from Pool, binds it to the namespace's slot on Redis Cluster, and bounds
+// each round trip by the context and Timeout.
+type Client struct {
+	Pool Pool
+	// Timeout bounds each round trip whose context has no earlier
+	// deadline (WithTimeout), and the wait for a connection a call finds
+	// all taken; 0 for no bound.
+	Timeout time.Duration
+	// Bind is a key of the namespace, by which a cluster connection is
+	// bound to the namespace's slot; Unbound, if not nil, is the error of
+	// a namespace whose keys share no slot, returned instead of binding.
+	Bind    string
+	Unbound error
 }
 
 type contextPool interface {
@@ -49,29 +65,36 @@ type binder interface {
 	Bind(keys ...string) error
 }
 
+// IsCluster reports whether c is a connection to a Redis Cluster that is
+// bound to a slot before use.
+func IsCluster(c redis.Conn) bool {
+	_, ok := c.(binder)
+	return ok
+}
+
 // conn takes a connection from the pool and, on a cluster, binds it to the
 // namespace's slot. The caller releases it.
 //
 // The wait for a connection is part of the call: with a pool that has
-// GetContext, the Store's round-trip limit (WithTimeout) bounds it, as it
+// GetContext, the Client's round-trip limit (WithTimeout) bounds it, as it
 // bounds a round trip, when the context has no earlier deadline, so that a
 // capped pool (MaxActive with Wait) whose connections are all taken cannot
 // hold a call forever. A *redis.Pool with a connection to spare hands one
 // out or dials one, which its Dial bounds: the limit is not put on that
 // dial (a TLS handshake may take longer than a round trip), and only a
 // call that finds the pool's connections all taken pays for the timer.
-func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
+func (s *Client) conn(ctx context.Context) (redis.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c redis.Conn
-	if p, ok := s.pool.(contextPool); ok {
+	if p, ok := s.Pool.(contextPool); ok {
 		wait := ctx
 		limited := false
-		if s.timeout > 0 && mayWait(s.pool) {
-			if left, hasDeadline := timeLeft(ctx); !hasDeadline || left > s.timeout {
+		if s.Timeout > 0 && mayWait(s.Pool) {
+			if left, hasDeadline := timeLeft(ctx); !hasDeadline || left > s.Timeout {
 				var cancel context.CancelFunc
-				wait, cancel = context.WithTimeout(ctx, s.timeout)
+				wait, cancel = context.WithTimeout(ctx, s.Timeout)
 				defer cancel()
 				limited = true
 			}
@@ -79,24 +102,24 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 		var err error
 		if c, err = p.GetContext(wait); err != nil {
 			if limited && ctx.Err() == nil && wait.Err() != nil {
-				return nil, fmt.Errorf("no connection from the pool within %v (WithTimeout): %w", s.timeout, os.ErrDeadlineExceeded)
+				return nil, fmt.Errorf("no connection from the pool within %v (WithTimeout): %w", s.Timeout, os.ErrDeadlineExceeded)
 			}
 			return nil, contextError(ctx, err) // a dial cut short by the deadline
 		}
 	} else {
-		c = s.pool.Get()
+		c = s.Pool.Get()
 	}
 	if err := c.Err(); err != nil {
-		release(c)
+		Release(c)
 		return nil, contextError(ctx, err)
 	}
 	if b, ok := c.(binder); ok {
-		if err := s.checkClusterPrefix(); err != nil {
-			release(c)
-			return nil, err
+		if s.Unbound != nil {
+			Release(c)
+			return nil, s.Unbound
 		}
-		if err := b.Bind(s.keys.Counter()); err != nil {
-			release(c)
+		if err := b.Bind(s.Bind); err != nil {
+			Release(c)
 			return nil, err
 		}
 	}
@@ -115,22 +138,22 @@ func mayWait(pool Pool) bool {
 // Cluster redirects.
 const maxAttempts = 10
 
-// session runs op on a connection of the namespace and gives the connection
+// Session runs op on a connection of the namespace and gives the connection
 // back. When Redis Cluster redirects a command (MOVED, ASK) or asks to try
 // again (TRYAGAIN), as it does while a slot moves between nodes, it runs op
 // again on a fresh connection: the first at once, since a MOVED has taught
 // the cluster client where the slot is, later ones after a growing pause.
 // Redis refuses such commands before running them, so op's writes are never
 // applied twice.
-func (s *Store) session(ctx context.Context, op func(c link) error) error {
+func (s *Client) Session(ctx context.Context, op func(c Link) error) error {
 	pause := 5 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		c, err := s.conn(ctx)
 		if err != nil {
 			return err
 		}
-		err = op(link{ctx: ctx, conn: c, limit: s.timeout})
-		release(c)
+		err = op(Link{ctx: ctx, conn: c, limit: s.Timeout})
+		Release(c)
 		if !redirected(err) || attempt == maxAttempts {
 			return err
 		}
@@ -158,41 +181,43 @@ func redirected(err error) bool {
 	return strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK ") || strings.HasPrefix(msg, "TRYAGAIN")
 }
 
-// script runs a script in one session and returns its reply.
-func (s *Store) script(ctx context.Context, sc *script, cl call) (reply any, err error) {
-	err = s.session(ctx, func(c link) error {
-		reply, err = c.run(sc, cl)
+// Run runs a script in one session and returns its reply.
+func (s *Client) Run(ctx context.Context, sc Script, keys []string, args []any) (reply any, err error) {
+	err = s.Session(ctx, func(c Link) error {
+		reply, err = c.Run(sc, keys, args)
 		return err
 	})
 	return reply, err
 }
 
-// pipeline sends cmds in one round trip of one session.
-func (s *Store) pipeline(ctx context.Context, cmds []command) (replies []any, err error) {
-	err = s.session(ctx, func(c link) error {
-		replies, err = c.pipeline(cmds)
+// Pipeline sends cmds in one round trip of one session.
+func (s *Client) Pipeline(ctx context.Context, cmds []Command) (replies []any, err error) {
+	err = s.Session(ctx, func(c Link) error {
+		replies, err = c.Pipeline(cmds)
 		return err
 	})
 	return replies, err
 }
 
-// release gives a connection back to the pool. Its error is not the
+// Release gives a connection back to the pool. Its error is not the
 // caller's: a pooled connection reports on Close only a failure that the
 // operation has already returned, or none.
-func release(c redis.Conn) { _ = c.Close() }
+func Release(c redis.Conn) { _ = c.Close() }
 
-// A link is a session's connection with what bounds its round trips: the
-// operation's context, and the Store's round-trip limit (WithTimeout), 0 for
-// none.
-type link struct {
+// A Link is a session's connection with what bounds its round trips: the
+// operation's context, and the Client's round-trip limit, 0 for none.
+type Link struct {
 	ctx   context.Context
 	conn  redis.Conn
 	limit time.Duration
 }
 
-// do runs one command in one round trip, honouring the context and the
+// Context is the operation's context.
+func (c Link) Context() context.Context { return c.ctx }
+
+// Do runs one command in one round trip, honouring the context and the
 // limit as far as the connection allows.
-func (c link) do(cmd string, args ...any) (reply any, err error) {
+func (c Link) Do(cmd string, args ...any) (reply any, err error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -220,7 +245,7 @@ func (c link) do(cmd string, args ...any) (reply any, err error) {
 // pool then drops it), one with a timeout times out at once and breaks
 // itself likewise, and a plain one reads the replies, bounded only by its
 // own read timeout.
-func (c link) roundTrip(cmd string, args ...any) (reply any, err error) {
+func (c Link) roundTrip(cmd string, args ...any) (reply any, err error) {
 	ctx := c.ctx
 	wait, hasDeadline := timeLeft(ctx)
 	limited := c.limit > 0 && (!hasDeadline || wait > c.limit)
@@ -277,7 +302,7 @@ func unsupported(err error) bool {
 // failure words a round trip's error: once the context has ended, an error
 // wrapping the context's; a wait cut short by the limit, an error that says
 // so and wraps os.ErrDeadlineExceeded.
-func (c link) failure(err error, limited bool) error {
+func (c Link) failure(err error, limited bool) error {
 	err = contextError(c.ctx, err)
 	if limited && c.ctx.Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Errorf("no reply from Redis within %v (WithTimeout): %w", c.limit, os.ErrDeadlineExceeded)
@@ -312,22 +337,22 @@ func contextError(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %w", cerr, err)
 }
 
-// A command is one command of a pipeline.
-type command struct {
-	name string
-	args []any
+// A Command is one command of a pipeline.
+type Command struct {
+	Name string
+	Args []any
 }
 
-// pipeline sends cmds in one round trip and returns their replies in order.
+// Pipeline sends cmds in one round trip and returns their replies in order.
 // A Redis error reply to one command is returned in its place in replies, not
 // as err; err is for the connection, the context, and Redis Cluster's
 // redirections.
-func (c link) pipeline(cmds []command) (replies []any, err error) {
+func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
 	for _, cmd := range cmds {
-		if err := c.conn.Send(cmd.name, cmd.args...); err != nil {
+		if err := c.conn.Send(cmd.Name, cmd.Args...); err != nil {
 			return nil, err
 		}
 	}
@@ -351,32 +376,51 @@ func (c link) pipeline(cmds []command) (replies []any, err error) {
 	return replies, nil
 }
 
-// run evaluates a script by its hash, sending the source only when the
+// A Script is Lua source and its SHA-1, the name EVALSHA knows it by.
+type Script interface {
+	SHA() any // the SHA-1 as an argument of EVALSHA
+	Source() string
+}
+
+// Run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
-func (c link) run(s *script, cl call) (any, error) {
-	evalArgs := evalArgs(s, cl)
-	reply, err := c.do("EVALSHA", evalArgs...)
-	if noScript(err) {
-		evalArgs[0] = s.src
-		reply, err = c.do("EVAL", evalArgs...)
+func (c Link) Run(s Script, keys []string, args []any) (any, error) {
+	evalArgs := EvalArgs(s, keys, args)
+	reply, err := c.Do("EVALSHA", evalArgs...)
+	if NoScript(err) {
+		evalArgs[0] = s.Source()
+		reply, err = c.Do("EVAL", evalArgs...)
 	}
 	return reply, err
 }
 
-// evalArgs are the arguments of EVALSHA for a script and one call of it.
-func evalArgs(s *script, cl call) []any {
-	evalArgs := make([]any, 0, 2+len(cl.keys)+len(cl.args))
-	evalArgs = append(evalArgs, s.hashArg, len(cl.keys))
-	for _, k := range cl.keys {
+// EvalArgs are the arguments of EVALSHA for a script and one call of it.
+func EvalArgs(s Script, keys []string, args []any) []any {
+	evalArgs := make([]any, 0, 2+len(keys)+len(args))
+	evalArgs = append(evalArgs, s.SHA(), len(keys))
+	for _, k := range keys {
 		evalArgs = append(evalArgs, k)
 	}
-	return append(evalArgs, cl.args...)
+	return append(evalArgs, args...)
 }
 
-// noScript reports whether err is Redis's word that it does not have a
+// NoScript reports whether err is Redis's word that it does not have a
 // script: after a restart or SCRIPT FLUSH.
-func noScript(err any) bool {
+func NoScript(err any) bool {
 	rerr, ok := err.(redis.Error)
 	return ok && strings.HasPrefix(string(rerr), "NOSCRIPT")
+}
+
+// ReplyError is the first error Redis answered to one of a pipeline's
+// commands, with a WRONGTYPE worded as errs.Corrupt naming the command's
+// key (its first argument); nil if there is none.
+func ReplyError(cmds []Command, replies []any) error {
+	for i, reply := range replies {
+		if err, ok := reply.(redis.Error); ok {
+			key, _ := cmds[i].Args[0].(string)
+			return errs.WrongType(err, key, cmds[i].Name)
+		}
+	}
+	return nil
 }
