@@ -14,6 +14,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -76,48 +77,41 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	st, err := readStatus(runScript(ctx, &s.rc, postScript, s.postCall(poster, title, link, groups, now)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, title, link, groups, now)))
 	if err != nil {
 		return "", err
 	}
-	switch st.word {
-	case replyOK:
-		return st.detail, nil
-	case replyTaken:
-		return "", errs.Corruptf("the counter %s is behind existing data: %s exists", s.keys.Counter(), st.detail)
-	case replyFull:
+	switch st.Word {
+	case script.ReplyOK:
+		return st.Detail, nil
+	case script.ReplyTaken:
+		return "", errs.Corruptf("the counter %s is behind existing data: %s exists", s.keys.Counter(), st.Detail)
+	case script.ReplyFull:
 		return "", fmt.Errorf("the counter %s is at the largest id", s.keys.Counter())
 	}
-	return "", st.err()
+	return "", st.Err()
 }
 
-// postCall builds post.lua's KEYS and ARGV.
-func (s *Store) postCall(poster, title, link string, groups []string, now time.Time) call {
+// postCall is post.lua's run for a post.
+func (s *Store) postCall(poster, title, link string, groups []string, now time.Time) script.Call {
 	k := s.keys
 	livePrefix := ""
 	if s.live {
 		livePrefix = k.LivePrefix()
 	}
-	var c call
-	c.key(k.Counter(), k.TrimmedHash(), k.GroupSizes(), k.IndexedHash(), k.UserPosts(poster))
-	c.key(s.indexes...)
-	if s.history > 0 {
-		c.key(k.UserHistory(poster))
+	p := script.Post{
+		Counter: k.Counter(), Trimmed: k.TrimmedHash(), Sizes: k.GroupSizes(), Indexed: k.IndexedHash(),
+		Posts: k.UserPosts(poster), Indexes: s.indexes, History: k.UserHistory(poster), Karma: k.KarmaIndex(),
+		Links: k.LinkIndex(),
+
+		ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
+		RecordPrefix: k.RecordPrefix(), GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix,
+		Title: title, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
+		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + s.weight), CutoffMillis: s.cutoff.Milliseconds(),
+		HistoryMillis: s.history.Milliseconds(), KeepKarma: s.karma, Unique: s.unique,
+		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.built, Unbuilt: s.unbuilt,
 	}
-	if s.karma {
-		c.key(k.KarmaIndex())
-	}
-	if s.unique {
-		c.key(k.LinkIndex())
-	}
-	score := float64(now.UnixMicro())/1e6 + s.weight
-	c.arg(k.ArticlePrefix(), k.VotedPrefix(), k.DownvotedPrefix(), k.RecordPrefix(), k.GroupSet(""), livePrefix,
-		title, link, poster, schema.UnixSeconds(now), schema.FormatFloat(score), s.cutoff.Milliseconds(), s.history.Milliseconds(),
-		flag(s.karma), flag(s.unique))
-	orderList(&c, s.kept, now, orderKey, orderKind, orderWindow, orderCut)
-	c.names(groups)
-	c.arg(s.postMarks...)
-	return c
+	return p.Call()
 }
 
 // Article returns one article. It returns an error wrapping ErrNotFound if
@@ -182,13 +176,13 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	}
 	k := s.keys
 	member := k.ArticleHash(articleID)
-	cl := call{keys: []string{member, k.ScoreIndex(), k.LinkIndex(), k.LinkShares(), k.IndexedHash()},
-		args: []any{member, articleID, title, link, flag(s.unique)}}
-	st, err := readStatus(runScript(ctx, &s.rc, editScript, cl))
-	if err != nil || st.word == replyOK {
+	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(), Indexed: k.IndexedHash(),
+		Member: member, ID: articleID, Title: title, Link: link, Unique: s.unique}
+	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call()))
+	if err != nil || st.Word == script.ReplyOK {
 		return err
 	}
-	return st.err()
+	return st.Err()
 }
 
 // Articles returns the articles of the ids, in the order given, in one

@@ -16,6 +16,7 @@ import (
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -101,20 +102,21 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 	size := s.pageSize
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var read rconn.Command
-		var cl call
+		var cl script.Call
 		if at.member == "" {
 			read = rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, 0, size, "WITHSCORES"}}
 		} else {
-			cl = call{keys: []string{l.index}, args: []any{at.value, s.keys.ArticlePrefix() + at.member, size + 1}}
-			read = rconn.Command{Name: "EVALSHA", Args: evalArgsOf(afterScript, cl)}
+			after := script.After{Index: l.index, Score: at.value, Member: s.keys.ArticlePrefix() + at.member, Size: size + 1}
+			cl = after.Call()
+			read = rconn.Command{Name: "EVALSHA", Args: cl.EvalArgs()}
 		}
 		reply, err := s.read(c, l, read)
 		if rconn.NoScript(err) {
 			// Redis does not have the script yet: the read before it ran;
 			// run the script once on its own, which sends its source.
-			reply, err = runOn(c, afterScript, cl)
+			reply, err = c.Run(cl)
 		}
-		page, err := readList(reply, err)
+		page, err := script.ReadList(reply, err)
 		if err != nil {
 			return errs.WrongType(err, l.index, read.Name)
 		}

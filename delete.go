@@ -6,9 +6,9 @@ package voting
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/script"
 )
 
 // defaultHistoryBatch is how many voters' histories one step of
@@ -50,62 +50,63 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	st, err := readStatus(runScript(ctx, &s.rc, deleteScript, s.deleteCall(articleID)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.deleteCall(articleID)))
 	if err != nil {
 		return err
 	}
-	if st.word != replyOK {
-		return st.err()
+	if st.Word != script.ReplyOK {
+		return st.Err()
 	}
-	if st.detail == "0" {
+	if st.Detail == "0" {
 		return nil
 	}
 	return s.clearHistories(ctx, articleID)
 }
 
-// deleteCall builds delete.lua's KEYS and ARGV.
-func (s *Store) deleteCall(articleID string) call {
+// deleteCall is delete.lua's run for a deletion.
+func (s *Store) deleteCall(articleID string) script.Call {
 	k := s.keys
 	historyPrefix := ""
 	if s.history > 0 {
 		historyPrefix = k.HistoryPrefix()
 	}
-	var c call
-	c.key(k.ArticleHash(articleID), k.ScoreIndex(), k.TimeIndex(), k.VotedSet(articleID), k.DownvotedSet(articleID),
-		k.GroupRecord(articleID), k.GroupSizes(), k.KarmaIndex(), k.LinkIndex(), k.LinkShares())
 	// Every order's indexes, site and group, whatever the Store keeps: a
 	// Store of other options may keep them.
 	all := Orders()
-	for _, o := range all {
-		c.key(k.Index(int(o)))
+	indexes := make([]string, len(all))
+	for i, o := range all {
+		indexes[i] = k.Index(int(o))
 	}
-	if s.history > 0 {
-		c.key(k.PendingVotedSet(articleID), k.PendingDownvotedSet(articleID))
+	member := k.ArticleHash(articleID)
+	d := script.Delete{
+		Hash: member, ByScore: k.ScoreIndex(), ByTime: k.TimeIndex(), Voted: k.VotedSet(articleID),
+		Downvoted: k.DownvotedSet(articleID), Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(), Karma: k.KarmaIndex(),
+		Links: k.LinkIndex(), Shared: k.LinkShares(), Indexes: indexes, PendingVoted: k.PendingVotedSet(articleID),
+		PendingDownvoted: k.PendingDownvotedSet(articleID),
+
+		Member: member, ID: articleID, GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
+		PostsPrefix: k.PostsPrefix(), HistoryPrefix: historyPrefix, Batch: s.historyBatch, Orders: scriptOrders(all),
 	}
-	c.arg(k.ArticleHash(articleID), articleID, k.GroupSet(""), k.Prefix(), k.LivePrefix(), k.PostsPrefix(), historyPrefix,
-		s.historyBatch)
-	orderList(&c, all, time.Time{}, orderKey)
-	return c
+	return d.Call()
 }
 
 // clearHistories clears a deleted article's entries from its voters'
 // histories, a batch of voters a step, until none is left.
 func (s *Store) clearHistories(ctx context.Context, articleID string) error {
 	k := s.keys
-	cl := call{
-		keys: []string{k.PendingVotedSet(articleID), k.PendingDownvotedSet(articleID)},
-		args: []any{k.ArticleHash(articleID), k.HistoryPrefix(), s.historyBatch},
-	}
+	clear := script.ClearHistory{PendingVoted: k.PendingVotedSet(articleID), PendingDownvoted: k.PendingDownvotedSet(articleID),
+		Member: k.ArticleHash(articleID), HistoryPrefix: k.HistoryPrefix(), Batch: s.historyBatch}
+	cl := clear.Call()
 	return s.rc.Session(ctx, func(c rconn.Link) error {
 		for {
-			reply, err := runOn(c, clearHistoryScript, cl)
-			st, err := readStatus(reply, err)
+			reply, err := c.Run(cl)
+			st, err := script.ReadStatus(reply, err)
 			if err != nil {
 				return err
 			}
-			left, err := strconv.Atoi(st.word)
+			left, err := strconv.Atoi(st.Word)
 			if err != nil {
-				return st.err()
+				return st.Err()
 			}
 			if left == 0 {
 				return nil

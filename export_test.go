@@ -1,12 +1,11 @@
 package voting
 
 import (
-	"fmt"
-	"math"
 	"reflect"
 	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/model"
 	"github.com/articlevote/voting/internal/schema"
 )
 
@@ -29,23 +28,13 @@ func Cursor(o Order, group, value, id string) string {
 func LinkKey(link string) string { return schema.LinkKey(link) }
 
 // LinkShare is the member of linkshares: of the article id, posted at
-// posted (Unix seconds), whose link key another article holds: the tests'
-// model of lua/prelude.lua's shareOf.
-func LinkShare(key string, posted float64, id string) string {
-	whole := math.Floor(posted)
-	fraction := fmt.Sprintf("%.9f", posted-whole)
-	if fraction[0] == '1' {
-		fraction = "999999999" // a fraction that rounds up to a whole second
-	} else {
-		fraction = fraction[2:]
-	}
-	return key + "\x00" + fmt.Sprintf("%012d", int64(whole-schema.MinSeconds)) + fraction + strings.Repeat("0", 19-len(id)) + id
-}
+// posted (Unix seconds), whose link key another article holds.
+func LinkShare(key string, posted float64, id string) string { return model.LinkShare(key, posted, id) }
 
 // IndexValue is what the index of order o holds for an article, computed
-// in Go (wantValue in lua_test.go): the tests' one model of it.
+// in Go (internal/model): the tests' one model of it.
 func IndexValue(o Order, posted, ups, downs, score float64) float64 {
-	want, _ := wantValue(schema.Orders[o].Kind, posted, ups, downs, score)
+	want, _ := model.Value(schema.Orders[o].Kind, posted, ups, downs, score)
 	return want
 }
 
@@ -53,7 +42,7 @@ func IndexValue(o Order, posted, ups, downs, score float64) float64 {
 // of order o, is the one IndexValue gives, to within rounding for a value
 // Lua computes with a power.
 func IndexValueMatches(o Order, got, posted, ups, downs, score float64) bool {
-	return valueMatches(schema.Orders[o].Kind, got, posted, ups, downs, score)
+	return model.ValueMatches(schema.Orders[o].Kind, got, posted, ups, downs, score)
 }
 
 // SharedKey is the key the namespace of prefix p could share with that of

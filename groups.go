@@ -14,6 +14,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -39,38 +40,37 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 			return err
 		}
 	}
-	st, err := readStatus(runScript(ctx, &s.rc, addGroupsScript, s.addGroupsCall(articleID, groups, now)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.addGroupsCall(articleID, groups, now)))
 	if err != nil {
 		return err
 	}
-	switch st.word {
-	case replyOK:
+	switch st.Word {
+	case script.ReplyOK:
 		return nil
-	case replyTooMany:
-		return errs.Invalidf("article %s would be in %s groups, more than MaxGroups (%d)", articleID, st.detail, MaxGroups)
+	case script.ReplyTooMany:
+		return errs.Invalidf("article %s would be in %s groups, more than MaxGroups (%d)", articleID, st.Detail, MaxGroups)
 	}
-	return st.err()
+	return st.Err()
 }
 
-// addGroupsCall builds add_groups.lua's KEYS and ARGV.
-func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) call {
+// addGroupsCall is add_groups.lua's run for a change of groups.
+func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) script.Call {
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	var live []Order
+	var indexes []string
 	livePrefix := ""
 	if s.live {
-		live, livePrefix = s.kept, k.LivePrefix()
+		live, indexes, livePrefix = s.kept, s.indexes, k.LivePrefix()
 	}
-	var c call
-	c.key(member, k.ScoreIndex(), k.GroupRecord(articleID), k.TrimmedHash(), k.GroupSizes(), k.IndexedHash())
-	for _, o := range live {
-		c.key(k.Index(int(o)))
+	a := script.AddGroups{
+		Hash: member, ByScore: k.ScoreIndex(), Record: k.GroupRecord(articleID), Trimmed: k.TrimmedHash(),
+		Sizes: k.GroupSizes(), Indexed: k.IndexedHash(), Indexes: indexes,
+
+		Member: member, GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix, MaxGroups: MaxGroups,
+		Orders: scriptOrdersAt(live, now), Groups: groups, Unbuilt: s.unbuiltLive,
 	}
-	c.arg(member, k.GroupSet(""), livePrefix, MaxGroups)
-	orderList(&c, live, now, orderKey, orderWindow, orderCut)
-	c.names(groups)
-	c.arg(s.groupMarks...)
-	return c
+	return a.Call()
 }
 
 // RemoveFromGroups takes an article out of groups in one atomic step, and
@@ -88,26 +88,24 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if groups, err = checkGroupChange(articleID, groups); err != nil {
 		return err
 	}
-	st, err := readStatus(runScript(ctx, &s.rc, removeGroupsScript, s.removeGroupsCall(articleID, groups)))
-	if err != nil || st.word == replyOK {
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.removeGroupsCall(articleID, groups)))
+	if err != nil || st.Word == script.ReplyOK {
 		return err
 	}
-	return st.err()
+	return st.Err()
 }
 
-// removeGroupsCall builds remove_groups.lua's KEYS and ARGV.
-func (s *Store) removeGroupsCall(articleID string, groups []string) call {
+// removeGroupsCall is remove_groups.lua's run for a change of groups.
+func (s *Store) removeGroupsCall(articleID string, groups []string) script.Call {
 	k := s.keys
 	// A group's listings: its live indexes and the book's cached listings,
 	// from which the article leaves at once too, so that none lists it, or
 	// keeps it after a deletion, until it expires. Every order's, since a
 	// Store of other options may keep them.
-	var c call
-	c.key(k.GroupRecord(articleID), k.GroupSizes())
-	c.arg(k.ArticleHash(articleID), k.GroupSet(""), k.Prefix(), k.LivePrefix())
-	orderList(&c, Orders(), time.Time{}, orderKey)
-	c.names(groups)
-	return c
+	r := script.RemoveGroups{Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(),
+		Member: k.ArticleHash(articleID), GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
+		Orders: scriptOrders(Orders()), Groups: groups}
+	return r.Call()
 }
 
 // checkGroupChange checks an article id and the groups of a group change:
@@ -261,12 +259,12 @@ func (s *Store) cachedGroup(c rconn.Link, group string, order Order, start, stop
 			return nil, err
 		}
 		cl := s.groupPageCall(group, order, start, stop, cut, size, at)
-		reply, err := runOn(c, groupPageScript, cl)
+		reply, err := c.Run(cl)
 		switch reply.(type) {
 		case []any, int64:
 			return reply, err
 		}
-		if st, rerr := readStatus(reply, err); rerr == nil && st.word == replyNotIndexed {
+		if st, rerr := script.ReadStatus(reply, err); rerr == nil && st.Word == script.ReplyNotIndexed {
 			return nil, schema.NotIndexed(schema.BuildField(int(order), false))
 		}
 		done, err := trimmed(c.Context(), reply, err)
@@ -279,8 +277,10 @@ func (s *Store) cachedGroup(c rconn.Link, group string, order Order, start, stop
 	}
 }
 
-// groupPageCall builds group_page.lua's KEYS and ARGV.
-func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool, at *point) call {
+// groupPageCall is group_page.lua's run for a page from start to stop of
+// group's cached listing by order, or with size for its size, or with at
+// for the page of a cursor after it (the zero point for the first).
+func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool, at *point) script.Call {
 	k := s.keys
 	var stopArg any = stop
 	if size {
@@ -293,11 +293,15 @@ func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut 
 			afterValue, afterMember = at.value, k.ArticlePrefix()+at.member
 		}
 	}
-	return call{
-		keys: []string{k.GroupCache(group, int(order)), k.GroupSet(group), k.Index(int(order)), k.TimeIndex(), k.TrimmedHash(), k.IndexedHash()},
-		args: []any{s.groupTTL.Milliseconds(), start, stopArg, schema.MarkField(&schema.Orders[order], ""), cut, s.trimBatch, schema.BuildField(int(order), false),
-			cursor, afterValue, afterMember},
+	g := script.GroupPage{
+		Cache: k.GroupCache(group, int(order)), Group: k.GroupSet(group), Index: k.Index(int(order)), ByTime: k.TimeIndex(),
+		Trimmed: k.TrimmedHash(), Indexed: k.IndexedHash(),
+
+		TTLMillis: s.groupTTL.Milliseconds(), Start: start, Stop: stopArg, Field: schema.MarkField(&schema.Orders[order], ""),
+		Cut: cut, Batch: s.trimBatch, Built: schema.BuildField(int(order), false), Cursor: cursor, AfterValue: afterValue,
+		AfterMember: afterMember,
 	}
+	return g.Call()
 }
 
 // A GroupSize is a group and how many articles it holds (Groups).

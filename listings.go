@@ -11,6 +11,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -118,7 +119,7 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			first = rconn.Command{Name: "EVALSHA", Args: evalArgsOf(trimWindowScript, s.trimCall(l, cut))}
+			first = rconn.Command{Name: "EVALSHA", Args: s.trimCall(l, cut).EvalArgs()}
 		} else {
 			first = rconn.Command{Name: "HGET", Args: []any{s.keys.IndexedHash(), l.built}}
 		}
@@ -150,8 +151,8 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			if !done {
 				continue
 			}
-			st, _ := readStatus(replies[0], nil)
-			built = st.word != replyNotIndexed
+			st, _ := script.ReadStatus(replies[0], nil)
+			built = st.Word != script.ReplyNotIndexed
 		} else {
 			mark, err := redis.String(replies[0], nil)
 			if err != nil && err != redis.ErrNil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 )
 
 // An Order is the order of a listing. ByScore and ByTime are the book's and
@@ -135,37 +136,26 @@ func (s *Store) checkOrder(o Order) (*schema.OrderSpec, error) {
 	return spec, nil
 }
 
-// An orderField is a field of an order that a script takes in its list of
-// the kept orders (see lua/prelude.lua's reader).
-type orderField int
-
-const (
-	orderKey    orderField = iota // its index's key, after the prefix: "top-week:"
-	orderKind                     // the kind of its index: "net"
-	orderWindow                   // a window order's name, the field of its mark in trimmed:; "" for none
-	orderCut                      // the posting time that leaves the window at now; "" for none
-)
-
-// orderList appends to c the list of the orders given, as a script takes
-// them (see call.columns): with the fields given, in that order.
-func orderList(c *call, list []Order, now time.Time, fields ...orderField) {
-	get := make([]func(i int) any, len(fields))
-	for j, f := range fields {
-		get[j] = func(i int) any {
-			spec := &schema.Orders[list[i]]
-			switch f {
-			case orderKey:
-				return spec.Key
-			case orderKind:
-				return string(spec.Kind)
-			case orderWindow:
-				return schema.MarkField(spec, "")
-			}
-			if spec.Window == 0 {
-				return ""
-			}
-			return spec.Cut(now)
-		}
+// scriptOrders are the orders of list as a script takes them, with no
+// window's cut (for a script that takes none).
+func scriptOrders(list []Order) []script.Order {
+	out := make([]script.Order, len(list))
+	for i, o := range list {
+		out[i] = script.OrderOf(int(o), "")
 	}
-	c.columns(len(list), get...)
+	return out
+}
+
+// scriptOrdersAt are the orders of list as a script takes them, each
+// window with its cut at now.
+func scriptOrdersAt(list []Order, now time.Time) []script.Order {
+	out := make([]script.Order, len(list))
+	for i, o := range list {
+		cut := ""
+		if spec := &schema.Orders[o]; spec.Window != 0 {
+			cut = spec.Cut(now)
+		}
+		out[i] = script.OrderOf(int(o), cut)
+	}
+	return out
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -194,20 +195,18 @@ var errSuperseded = errors.New("another run of Reindex took this one's place")
 // superseded is errSuperseded for a step's reply that says so, and the
 // error of any other reply that is no list.
 func superseded(reply any, err error) ([]any, error) {
-	if st, serr := readStatus(reply, err); serr == nil && st.word == replySuperseded {
+	if st, serr := script.ReadStatus(reply, err); serr == nil && st.Word == script.ReplySuperseded {
 		return nil, errSuperseded
 	}
-	return readList(reply, err)
+	return script.ReadList(reply, err)
 }
 
 // finish completes the run: it marks built the indexes the run built.
 func (r *reindexRun) finish() error {
 	s := r.s
-	var finish call
-	finish.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
-	finish.arg(r.run, r.token)
-	finish.names(s.built)
-	values, err := superseded(runScript(r.ctx, &s.rc, reindexDone, finish))
+	finish := script.ReindexDone{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
+		Run: r.run, Token: r.token, Built: s.built}
+	values, err := superseded(s.rc.Run(r.ctx, finish.Call()))
 	if err == nil {
 		values, err = redis.Scan(values, &r.counts.Duplicates)
 	}
@@ -309,13 +308,11 @@ func (r *reindexRun) load() error {
 			return err
 		}
 		r.token, r.run = token, r.name+"#"+token
-		var start call
-		start.key(s.keys.ReindexProgress(), s.keys.IndexedHash())
-		start.arg(r.run, r.phase, r.token)
-		start.names(s.built)
-		st, err := readStatus(runScript(r.ctx, &s.rc, reindexStart, start))
-		if err == nil && st.word != replyOK {
-			err = st.err()
+		start := script.ReindexStart{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
+			Run: r.run, Phase: r.phase, Token: r.token, Built: s.built}
+		st, err := script.ReadStatus(s.rc.Run(r.ctx, start.Call()))
+		if err == nil && st.Word != script.ReplyOK {
+			err = st.Err()
 		}
 		return err
 	}
@@ -391,23 +388,19 @@ func (r *reindexRun) walk(batch int) error {
 		return err
 	}
 	k := s.keys
-	var c call
-	c.key(k.TimeIndex(), k.ScoreIndex(), k.TrimmedHash(), k.ReindexProgress())
-	c.key(s.indexes[2:]...)
-	if s.karma {
-		c.key(k.KarmaIndex())
+	step := script.ReindexOrders{
+		ByTime: k.TimeIndex(), ByScore: k.ScoreIndex(), Trimmed: k.TrimmedHash(), Progress: k.ReindexProgress(),
+		Indexes: s.indexes[2:], Karma: k.KarmaIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(),
+
+		Run: r.run, Batch: batch, ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(),
+		DownvotedPrefix: k.DownvotedPrefix(), PostsPrefix: k.PostsPrefix(), KeepKarma: s.karma, Unique: s.unique,
+		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(s.kept[2:], now),
 	}
-	if s.unique {
-		c.key(k.LinkIndex(), k.LinkShares())
-	}
-	c.arg(r.run, batch, k.ArticlePrefix(), k.VotedPrefix(), k.DownvotedPrefix(), k.PostsPrefix(), flag(s.karma),
-		flag(s.unique), maxReportedDuplicates)
-	orderList(&c, s.kept[2:], now, orderKind, orderWindow, orderCut)
-	reply, err := runScript(r.ctx, &s.rc, reindexOrders, c)
+	reply, err := s.rc.Run(r.ctx, step.Call())
 	if batch == 0 {
-		st, err := readStatus(reply, err)
-		if err == nil && st.word != replyOK {
-			err = st.err()
+		st, err := script.ReadStatus(reply, err)
+		if err == nil && st.Word != script.ReplyOK {
+			err = st.Err()
 		}
 		return err
 	}
@@ -459,7 +452,8 @@ func (r *reindexRun) groups() error {
 		walked := map[string]bool{}
 		err := s.rc.Session(r.ctx, func(c rconn.Link) error {
 			// The cursor is recorded first, by the run alone.
-			reply, err := runOn(c, reindexScan, call{keys: []string{s.keys.ReindexProgress()}, args: []any{r.run, r.scan}})
+			scan := script.ReindexScan{Progress: s.keys.ReindexProgress(), Run: r.run, Scan: r.scan}
+			reply, err := c.Run(scan.Call())
 			values, err := superseded(reply, err)
 			var names []string
 			if err == nil {
@@ -522,7 +516,7 @@ func (r *reindexRun) walkGroup(name string) error {
 		if err != nil {
 			return err
 		}
-		values, err := superseded(runScript(r.ctx, &s.rc, reindexGroup, c))
+		values, err := superseded(s.rc.Run(r.ctx, c))
 		var cursor string
 		var records int
 		if err == nil {
@@ -538,26 +532,28 @@ func (r *reindexRun) walkGroup(name string) error {
 	}
 }
 
-// reindexGroupCall builds reindex_group.lua's KEYS and ARGV.
-func (s *Store) reindexGroupCall(run, name string) (call, error) {
+// reindexGroupCall is reindex_group.lua's run for a step of the walk of
+// the group name.
+func (s *Store) reindexGroupCall(run, name string) (script.Call, error) {
 	k := s.keys
 	var live []Order
+	var indexes []string
 	livePrefix := ""
 	now := time.Time{}
 	if s.live {
-		live, livePrefix, now = s.kept, k.LivePrefix(), s.now()
+		live, indexes, livePrefix, now = s.kept, s.indexes, k.LivePrefix(), s.now()
 		if err := schema.CheckClock(now); err != nil {
-			return call{}, err
+			return script.Call{}, err
 		}
 	}
-	var c call
-	c.key(k.GroupSet(name), k.ScoreIndex(), k.TimeIndex(), k.TrimmedHash(), k.GroupSizes(), k.ReindexProgress())
-	for _, o := range live {
-		c.key(k.Index(int(o)))
+	g := script.ReindexGroup{
+		Group: k.GroupSet(name), ByScore: k.ScoreIndex(), ByTime: k.TimeIndex(), Trimmed: k.TrimmedHash(),
+		Sizes: k.GroupSizes(), Progress: k.ReindexProgress(), Indexes: indexes,
+
+		Run: run, Name: name, ScanCount: s.groupBatch(), ArticlePrefix: k.ArticlePrefix(), RecordPrefix: k.RecordPrefix(),
+		LivePrefix: livePrefix, Orders: scriptOrdersAt(live, now),
 	}
-	c.arg(run, name, s.groupBatch(), k.ArticlePrefix(), k.RecordPrefix(), livePrefix)
-	orderList(&c, live, now, orderKey, orderWindow, orderCut)
-	return c, nil
+	return g.Call(), nil
 }
 
 // globEscape escapes the characters SCAN's MATCH gives a meaning to.

@@ -12,6 +12,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -133,60 +134,55 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		reply, err = runOn(c, voteScript, s.voteCall(user, articleID, dir, now))
+		reply, err = c.Run(s.voteCall(user, articleID, dir, now))
 		return err
 	})
-	st, err := readStatus(reply, err)
+	st, err := script.ReadStatus(reply, err)
 	if err != nil {
 		return err
 	}
-	switch st.word {
-	case replyOK, replyUnchanged:
+	switch st.Word {
+	case script.ReplyOK, script.ReplyUnchanged:
 		return nil
-	case replyClosed:
+	case script.ReplyClosed:
 		return errs.Of(errs.VotingClosed, "the article is older than "+s.cutoff.String())
 	}
-	return st.err()
+	return st.Err()
 }
 
-// voteCall builds vote.lua's KEYS and ARGV.
-func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) call {
+// voteCall is vote.lua's run for user's vote on an article at now. The
+// keys the vote's settings leave out are not named, since naming a key
+// allocates.
+func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) script.Call {
 	k := s.keys
 	member := k.ArticleHash(articleID)
-	c := call{keys: make([]string, 0, 7+len(s.indexes)), args: make([]any, 0, 4+len(s.voteArgs))}
-	c.key(member, k.ScoreIndex(), k.VotedSet(articleID), k.DownvotedSet(articleID))
-	c.key(s.indexes...)
+	v := script.Vote{Hash: member, ByScore: k.ScoreIndex(), Voted: k.VotedSet(articleID), Downvoted: k.DownvotedSet(articleID),
+		Indexes: s.indexes, Karma: k.KarmaIndex(),
+		Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now), Settings: s.vote}
 	if s.live {
-		c.key(k.GroupRecord(articleID))
+		v.Record = k.GroupRecord(articleID)
 	}
 	if s.history > 0 {
-		c.key(k.UserHistory(user))
+		v.History = k.UserHistory(user)
 	}
-	if s.karma {
-		c.key(k.KarmaIndex())
-	}
-	c.arg(member, user, dirWords[dir], schema.UnixSeconds(now))
-	c.arg(s.voteArgs...)
-	return c
+	return v.Call()
 }
 
-// makeVoteArgs makes vote.lua's arguments after the vote's own: the cutoff
+// voteSettings are vote.lua's arguments after the vote's own: the cutoff
 // in seconds, the history's time, the live indexes' prefix, the score's
 // change for each net change of votes, the kept orders' keys and kinds, and
-// whether karma is kept.
-func (s *Store) makeVoteArgs() []any {
+// whether karma is kept; made once, with their arguments.
+func (s *Store) voteSettings() *script.VoteSettings {
 	livePrefix := ""
 	if s.live {
 		livePrefix = s.keys.LivePrefix()
 	}
-	c := call{}
-	c.arg(schema.FormatFloat(s.cutoff.Seconds()), s.history.Milliseconds(), livePrefix)
-	for _, net := range [...]float64{-2, -1, 1, 2} {
-		c.arg(schema.FormatFloat(net * s.weight))
-	}
-	orderList(&c, s.kept, time.Time{}, orderKey, orderKind)
-	c.arg(flag(s.karma))
-	return c.args
+	change := func(net float64) string { return schema.FormatFloat(net * s.weight) }
+	v := &script.VoteSettings{Cutoff: schema.FormatFloat(s.cutoff.Seconds()), HistoryMillis: s.history.Milliseconds(),
+		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
+		Orders: scriptOrders(s.kept), KeepKarma: s.karma}
+	v.Args()
+	return v
 }
 
 // dirWords are the directions as vote.lua takes them, made once as

@@ -9,6 +9,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -46,8 +47,9 @@ type Store struct {
 	// live is whether the Store keeps live group indexes (WithLiveGroups).
 	live bool
 	// built are the fields of indexed: of the indexes the Store keeps
-	// beyond the book's two (built.go).
-	built []string
+	// beyond the book's two, unbuilt those of all others, and unbuiltLive
+	// those of the live indexes among them (built.go).
+	built, unbuilt, unbuiltLive []string
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.
 	history time.Duration
@@ -61,11 +63,9 @@ type Store struct {
 	// DeleteArticle clears.
 	trimBatch, reindexBatch, historyBatch int
 
-	// voteArgs are vote.lua's arguments after the vote's own, the same for
+	// vote are vote.lua's arguments after the vote's own, the same for
 	// every vote, made once: putting a string in an interface allocates.
-	// postMarks and groupMarks are, likewise, post.lua's built and unbuilt
-	// lists and add_groups.lua's unbuilt list (built.go).
-	voteArgs, postMarks, groupMarks []any
+	vote *script.VoteSettings
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -119,14 +119,8 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			s.indexes = append(s.indexes, s.keys.Index(i))
 		}
 	}
-	var unbuilt, unbuiltLive []string
-	s.built, unbuilt, unbuiltLive = s.buildFields()
-	var post, group call
-	post.names(s.built)
-	post.names(unbuilt)
-	group.names(unbuiltLive)
-	s.postMarks, s.groupMarks = post.args, group.args
-	s.voteArgs = s.makeVoteArgs()
+	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
+	s.vote = s.voteSettings()
 	s.rc = rconn.Client{Pool: pool, Timeout: cfg.timeout, Bind: s.keys.Counter()}
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster

@@ -10,6 +10,7 @@ import (
 
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
 )
 
 // defaultTrimBatch is how many aged-out articles one script takes out of a
@@ -36,22 +37,23 @@ func (s *Store) windowCut(spec *schema.OrderSpec) (string, error) {
 // caller to run the script again, unless ctx has ended; an error for
 // anything else.
 func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
-	st, err := readStatus(reply, err)
+	st, err := script.ReadStatus(reply, err)
 	switch {
 	case err != nil:
 		return false, err
-	case st.word == replyOK, st.word == replyNotIndexed:
+	case st.Word == script.ReplyOK, st.Word == script.ReplyNotIndexed:
 		return true, nil
-	case st.word == replyMore:
+	case st.Word == script.ReplyMore:
 		return false, ctx.Err()
 	}
-	return false, st.err()
+	return false, st.Err()
 }
 
-// trimCall builds trim_window.lua's KEYS and ARGV for listing l at cut.
-func (s *Store) trimCall(l listing, cut string) call {
-	return call{keys: []string{l.index, l.byTime, s.keys.TrimmedHash(), s.keys.IndexedHash(), s.keys.TimeIndex()},
-		args: []any{l.field, cut, s.trimBatch, l.built}}
+// trimCall is trim_window.lua's run for listing l at cut.
+func (s *Store) trimCall(l listing, cut string) script.Call {
+	t := script.TrimWindow{Window: l.index, ByTime: l.byTime, Trimmed: s.keys.TrimmedHash(), Indexed: s.keys.IndexedHash(),
+		Articles: s.keys.TimeIndex(), Field: l.field, Cut: cut, Batch: s.trimBatch, Built: l.built}
+	return t.Call()
 }
 
 // trimWindow trims a window listing to its window, in steps.
@@ -61,7 +63,7 @@ func (s *Store) trimWindow(c rconn.Link, l listing) error {
 		if err != nil {
 			return err
 		}
-		reply, err := runOn(c, trimWindowScript, s.trimCall(l, cut))
+		reply, err := c.Run(s.trimCall(l, cut))
 		if done, err := trimmed(c.Context(), reply, err); done || err != nil {
 			return err
 		}

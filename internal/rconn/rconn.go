@@ -182,9 +182,9 @@ func redirected(err error) bool {
 }
 
 // Run runs a script in one session and returns its reply.
-func (s *Client) Run(ctx context.Context, sc Script, keys []string, args []any) (reply any, err error) {
+func (s *Client) Run(ctx context.Context, e Eval) (reply any, err error) {
 	err = s.Session(ctx, func(c Link) error {
-		reply, err = c.Run(sc, keys, args)
+		reply, err = c.Run(e)
 		return err
 	})
 	return reply, err
@@ -376,33 +376,25 @@ func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 	return replies, nil
 }
 
-// A Script is Lua source and its SHA-1, the name EVALSHA knows it by.
-type Script interface {
-	SHA() any // the SHA-1 as an argument of EVALSHA
+// An Eval is one run of a script: the arguments of EVALSHA (the script's
+// SHA-1, the number of keys, the keys, the arguments), and the script's
+// source, for EVAL when Redis does not have it.
+type Eval interface {
+	EvalArgs() []any
 	Source() string
 }
 
 // Run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
-func (c Link) Run(s Script, keys []string, args []any) (any, error) {
-	evalArgs := EvalArgs(s, keys, args)
+func (c Link) Run(e Eval) (any, error) {
+	evalArgs := e.EvalArgs()
 	reply, err := c.Do("EVALSHA", evalArgs...)
 	if NoScript(err) {
-		evalArgs[0] = s.Source()
+		evalArgs[0] = e.Source()
 		reply, err = c.Do("EVAL", evalArgs...)
 	}
 	return reply, err
-}
-
-// EvalArgs are the arguments of EVALSHA for a script and one call of it.
-func EvalArgs(s Script, keys []string, args []any) []any {
-	evalArgs := make([]any, 0, 2+len(keys)+len(args))
-	evalArgs = append(evalArgs, s.SHA(), len(keys))
-	for _, k := range keys {
-		evalArgs = append(evalArgs, k)
-	}
-	return append(evalArgs, args...)
 }
 
 // NoScript reports whether err is Redis's word that it does not have a

@@ -1,0 +1,88 @@
+package script
+
+// This file holds a Call: one run of a script with its KEYS and ARGV, as
+// the struct of the script's arguments builds it (a file per script, named
+// for it), and the pieces those structs are built with.
+
+import "github.com/articlevote/voting/internal/schema"
+
+// A Call is one run of a script: the script and its KEYS and ARGV, in the
+// order of its header.
+type Call struct {
+	Script *Script
+	Keys   []string
+	Args   []any
+}
+
+// EvalArgs are the arguments of EVALSHA for the call: the script's SHA-1,
+// the number of keys, the keys and the arguments.
+func (c Call) EvalArgs() []any {
+	args := make([]any, 0, 2+len(c.Keys)+len(c.Args))
+	args = append(args, c.Script.SHA(), len(c.Keys))
+	for _, k := range c.Keys {
+		args = append(args, k)
+	}
+	return append(args, c.Args...)
+}
+
+// Source is the script's source, for EVAL when Redis does not have it.
+func (c Call) Source() string { return c.Script.Source() }
+
+// Flag is a yes or no as a script takes it (":flag"): '1' or '0'.
+func Flag(yes bool) any {
+	if yes {
+		return "1"
+	}
+	return "0"
+}
+
+// appendNames appends to args a list of one column, as the library's
+// columns reads it: its length, then its entries.
+func appendNames(args []any, names []string) []any {
+	args = append(args, len(names))
+	for _, n := range names {
+		args = append(args, n)
+	}
+	return args
+}
+
+// An Order is one entry of a script's list of orders ("orders[...]"):
+// those of its columns the script takes, each as the order's row in the
+// orders table gives it (schema.Orders) and, for a window, its cut now.
+type Order struct {
+	Key    string // the index's key after the prefix: "top-week:"
+	Kind   string // the kind of its index: "net"
+	Window string // a window order's name, the field of its mark in trimmed:; "" for none
+	Cut    string // the posting time that leaves the window now; "" for none
+}
+
+// OrderOf is the entry of the order of the table's row o, with its window's
+// cut at now (a Unix time as schema.UnixSeconds writes it; "" for no cut).
+func OrderOf(o int, cut string) Order {
+	spec := &schema.Orders[o]
+	return Order{Key: spec.Key, Kind: string(spec.Kind), Window: schema.MarkField(spec, ""), Cut: cut}
+}
+
+// appendOrders appends to args a list of orders with the columns named,
+// as the library's columns reads it: its length, then each column's
+// entries.
+func appendOrders(args []any, orders []Order, columns ...string) []any {
+	args = append(args, len(orders))
+	for _, col := range columns {
+		for _, o := range orders {
+			switch col {
+			case "key":
+				args = append(args, o.Key)
+			case "kind":
+				args = append(args, o.Kind)
+			case "window":
+				args = append(args, o.Window)
+			case "cut":
+				args = append(args, o.Cut)
+			default:
+				panic("voting: no column " + col + " of an order")
+			}
+		}
+	}
+	return args
+}

@@ -1,0 +1,33 @@
+-- reindex_start.lua: starts a run of Reindex, in place of any other: its
+-- progress afresh, with the run's token, and each index the run builds
+-- that is not built already marked as being built by this run.
+--
+-- KEYS: progress indexed
+-- ARGV: run phase token built[field]
+--
+-- run names the run: the Store's options and the token (reindex.go).
+-- built are the fields of indexed: of the indexes the Store keeps beyond
+-- the book's two (built.go). A field is marked '0:' .. token: a run of
+-- another token, which started before, walks on but cannot mark it built
+-- (reindex_done.lua), since its walk may have passed an article posted
+-- before this run started.
+
+local set = {}
+if built.n > 0 then
+	local got, bad = try('HMGET', indexed, unpack(built.field))
+	if bad then
+		return bad
+	end
+	for i, field in ipairs(built.field) do
+		if got[i] ~= '1' then
+			set[#set + 1], set[#set + 2] = field, '0:' .. token
+		end
+	end
+end
+
+redis.call('DEL', progress)
+redis.call('HSET', progress, 'run', run, 'phase', phase, 'scan', '0')
+if #set > 0 then
+	redis.call('HSET', indexed, unpack(set))
+end
+return 'ok'

@@ -1,0 +1,40 @@
+-- trim_window.lua: trims from a window's index the articles that have aged
+-- out of the window: those posted at or before cut. A listing sends it in
+-- one round trip with the read of its page, which Redis runs right after it,
+-- so the page holds exactly the articles posted after cut. If more is left
+-- to trim than one step takes, so that no step holds Redis for long, it
+-- answers 'more' and the caller runs it again.
+--
+-- KEYS: window byTime trimmed indexed articles
+-- ARGV: field cut batch:num built
+--
+-- built is '' for an index always built.
+--
+-- window is the index (the site's, or a group's live one), byTime the time
+-- index of the same articles, field the field of the window's mark in
+-- trimmed. built is the index's field in indexed: (built.go): once the trim
+-- is done, the script answers 'notindexed' if the index is not marked built
+-- and the namespace has articles (articles, the site's time index, is not
+-- empty), so that the listing it goes before answers ErrNotIndexed; it
+-- reads that mark before it writes anything.
+
+local builtMark, bad
+if built ~= '' then
+	builtMark, bad = try('HGET', indexed, built)
+	if bad then
+		return bad
+	end
+end
+local members, to, more
+members, to, more, bad = agedOut(window, byTime, trimmed, field, cut, batch)
+if bad then
+	return bad
+end
+trim(window, trimmed, field, members, to)
+if more then
+	return 'more'
+end
+if built ~= '' and builtMark ~= '1' and redis.call('EXISTS', articles) == 1 then
+	return 'notindexed'
+end
+return 'ok'

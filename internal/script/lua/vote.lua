@@ -1,0 +1,257 @@
+-- vote.lua: applies one user's vote on one article.
+--
+-- KEYS: hash byScore voted downvoted orders[].index record?livePrefix
+--       history?historyMillis karma?keepKarma
+-- ARGV: member user dir nowText cutoff:num historyMillis:num livePrefix
+--       minusTwo minusOne plusOne plusTwo orders[key kind] keepKarma:flag
+--
+-- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
+-- seconds; historyMillis 0 without a history, livePrefix '' without live
+-- groups; minusTwo to plusTwo the score's change for a net change of -2,
+-- -1, 1 and 2 votes, worked out in Go so that its text is exact. orders
+-- are the kept orders, each with its index's key after the prefix and the
+-- kind of its index; byScore is also the index of ByScore's.
+--
+-- The article exists when Article finds it: its hash has a time and it has
+-- a score. Voting is closed from the cutoff by the Store's clock, and also
+-- once either voter set has expired on Redis's clock, whichever is first: a
+-- counter above zero whose voter set is gone can only mean the set expired,
+-- and a vote taken then could count a voter a second time. That signal needs
+-- no clock, so it holds whatever the skew between the Stores' clocks and
+-- Redis's, or the time a call waited for a connection.
+--
+-- A count of zero means an empty voter set, which Redis keeps as no key: so
+-- the down-voter set is read only when its count says it has members (a
+-- first down-vote adds to it unread, through the journal), and a voter set
+-- gets its time to live only when this vote creates it.
+--
+-- Every index the article is in takes its new value, from value() of the
+-- new counts, if that differs from the old: the site's index of each kept
+-- order and, with live groups, each of its groups' live indexes (their names
+-- made here from the record of its groups: the caller cannot know the groups
+-- without a round trip of its own; with the namespace's prefix they share
+-- its Redis Cluster slot, since a group name holds no brace). ZADD XX moves
+-- only an entry an index has: an article posted before an order was kept
+-- waits for Reindex, and one a window has trimmed stays out.
+--
+-- With karma, the article's part of its poster's karma (its hash's field
+-- karma: up - down, less the poster's own vote) moves with a vote of
+-- anyone else, and the poster's entry in karma: with it. An article with
+-- no part yet (posted without karma) has it counted here from its voter
+-- sets, and added to its poster's karma.
+
+local now = tonumber(nowText)
+
+-- With karma, the poster and the article's part of karma too.
+local fields, bad
+if karma then
+	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'poster', 'karma')
+else
+	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
+end
+if bad then
+	return bad
+end
+local score
+score, bad = try('ZSCORE', byScore, member)
+if bad then
+	return bad
+end
+if not fields[1] or not score then
+	return 'notfound'
+end
+local posted, ups, downs
+posted, ups, downs, bad = counts(hash, fields[1], fields[2], fields[3])
+if bad then
+	return bad
+end
+score = tonumber(score)
+if not finite(score) then
+	return 'corrupt ' .. byScore .. ' gives ' .. member .. ' the score ' .. tostring(score)
+end
+local closes = posted + cutoff
+if now >= closes then
+	return 'closed'
+end
+
+-- The user's vote now. A set whose count is zero has no member to find.
+local isUp, isDown
+isUp, bad = try('SISMEMBER', voted, user)
+if bad then
+	return bad
+end
+local downRead = downs > 0
+isDown = 0
+if downRead then
+	isDown, bad = try('SISMEMBER', downvoted, user)
+	if bad then
+		return bad
+	end
+end
+-- The sets whose counts say they exist, and that no read has found.
+local upSet, downSet = ups > 0 and isUp == 0, downs > 0 and isDown == 0
+if upSet and downSet then
+	if redis.call('EXISTS', voted, downvoted) < 2 then
+		return 'closed'
+	end
+elseif (upSet or downSet) and redis.call('EXISTS', upSet and voted or downvoted) == 0 then
+	return 'closed'
+end
+
+local up, down -- the change of each counter
+if dir == 'up' then
+	if isUp == 1 then
+		return 'unchanged'
+	end
+	up, down = 1, -isDown
+elseif dir == 'down' then
+	if isDown == 1 then
+		return 'unchanged'
+	end
+	up, down = -isUp, 1
+elseif dir == 'none' then
+	if isUp + isDown == 0 then
+		return 'unchanged'
+	end
+	up, down = -isUp, -isDown
+else
+	error('voting: unknown vote direction ' .. quote(tostring(dir)))
+end
+local net = up - down -- -2, -1, 1 or 2: never 0
+local scoreChange = net == -2 and minusTwo or net == -1 and minusOne or net == 1 and plusOne or plusTwo
+local newScore = score + tonumber(scoreChange)
+if not finite(newScore) then
+	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
+end
+
+-- The article's part of its poster's karma, if it changes: part is the
+-- new part, karmaChange how much the poster's karma moves.
+local poster, part, karmaChange = fields[4], nil, 0
+if karma and poster then
+	local old = fields[5]
+	if old then
+		part = whole(old)
+		if not part then
+			return 'corrupt ' .. hash .. ' field karma ' .. quote(old) .. ' is not a whole number'
+		end
+		if user ~= poster then
+			part = part + net
+		end
+	else
+		-- No part yet: counted from the counts after the vote, less the
+		-- poster's own vote after it.
+		local own
+		if user == poster then
+			own = up + isUp - (down + isDown)
+		else
+			own = redis.call('SISMEMBER', voted, poster) - (downs > 0 and redis.call('SISMEMBER', downvoted, poster) or 0)
+		end
+		part = ups + up - (downs + down) - own
+	end
+	karmaChange = part - (old and tonumber(old) or 0)
+	if karmaChange ~= 0 or not old then
+		local _
+		_, bad = try('ZSCORE', karma, poster)
+		if bad then
+			return bad
+		end
+	else
+		part = nil -- unchanged: nothing to write
+	end
+end
+
+-- The entries that move: for each kept order whose value changes, its
+-- site index and its live index in each of the article's groups. They are
+-- the first writes, through the journal, since no read has proven them.
+local groups -- the article's groups, with live groups (none is nil: no table to make)
+if record then
+	groups, bad = recorded(record)
+	if bad then
+		return bad
+	end
+	if #groups == 0 then
+		groups = nil
+	end
+end
+local texts -- each new value as written, once: net votes are many orders'
+for i = 1, orders.n do
+	local kind, index = orders.kind[i], orders.index[i]
+	local old = value(kind, posted, ups, downs, score)
+	local new = value(kind, posted, ups + up, downs + down, newScore)
+	-- byScore moves last, by the score's change: a read has proven it.
+	if new ~= old and (index ~= byScore or groups) then
+		texts = texts or {}
+		local text = texts[new] or number(new)
+		texts[new] = text
+		if index ~= byScore then
+			bad = move(index, member, text, old)
+		end
+		if groups then
+			for _, name in ipairs(groups) do
+				bad = bad or move(livePrefix .. orders.key[i] .. name, member, text, old)
+			end
+		end
+		if bad then
+			return bad
+		end
+	end
+end
+
+-- Then, if this vote creates it, the down-voter set; then the user's
+-- history, whose first write is the last that can be refused.
+if down > 0 and not downRead then
+	bad = join(downvoted, user)
+	if bad then
+		return bad
+	end
+end
+if history then
+	-- The vote replaces the user's last on the article; votes older than
+	-- the history keeps go, and the history with them once it is idle.
+	local _
+	if dir ~= 'none' then
+		_, bad = unproven('ZADD', history, nowText, dir .. ':' .. member)
+	else
+		_, bad = unproven('ZREM', history, 'up:' .. member, 'down:' .. member)
+	end
+	if bad then
+		return bad
+	end
+	if dir ~= 'none' and (isUp + isDown) > 0 then
+		redis.call('ZREM', history, (dir == 'up' and 'down:' or 'up:') .. member)
+	end
+	forget(history, number(now - historyMillis / 1000), historyMillis)
+end
+
+redis.call('ZINCRBY', byScore, scoreChange, member)
+-- A voter set this vote creates expires when voting closes.
+local ttl = (up > 0 and ups == 0 or down > 0 and downs == 0) and string.format('%d', math.ceil((closes - now) * 1000))
+if up > 0 then
+	redis.call('SADD', voted, user)
+	if ups == 0 then
+		redis.call('PEXPIRE', voted, ttl)
+	end
+elseif up < 0 then
+	redis.call('SREM', voted, user)
+end
+if down > 0 then
+	if downRead then
+		redis.call('SADD', downvoted, user)
+	end
+	if downs == 0 then
+		redis.call('PEXPIRE', downvoted, ttl)
+	end
+elseif down < 0 then
+	redis.call('SREM', downvoted, user)
+end
+if up ~= 0 then
+	redis.call('HINCRBY', hash, 'votes', up)
+end
+if down ~= 0 then
+	redis.call('HINCRBY', hash, 'downvotes', down)
+end
+if part then
+	redis.call('HSET', hash, 'karma', string.format('%d', part))
+	redis.call('ZINCRBY', karma, karmaChange, poster)
+end
+return 'ok'

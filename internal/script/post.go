@@ -1,0 +1,58 @@
+package script
+
+// Post are post.lua's KEYS and ARGV: its header, and the comment under it,
+// say what each is.
+type Post struct {
+	Counter string   `lua:"counter"`
+	Trimmed string   `lua:"trimmed"`
+	Sizes   string   `lua:"sizes"`
+	Indexed string   `lua:"indexed"`
+	Posts   string   `lua:"posts"`
+	Indexes []string `lua:"orders[].index"`
+	History string   `lua:"history"` // sent with HistoryMillis above 0
+	Karma   string   `lua:"karma"`   // sent with KeepKarma
+	Links   string   `lua:"links"`   // sent with Unique
+
+	ArticlePrefix   string   `lua:"articlePrefix"`
+	VotedPrefix     string   `lua:"votedPrefix"`
+	DownvotedPrefix string   `lua:"downvotedPrefix"`
+	RecordPrefix    string   `lua:"recordPrefix"`
+	GroupPrefix     string   `lua:"groupPrefix"`
+	LivePrefix      string   `lua:"livePrefix"`
+	Title           string   `lua:"title"`
+	Link            string   `lua:"link"`
+	Poster          string   `lua:"poster"`
+	Posted          string   `lua:"posted"`
+	Score           string   `lua:"score"`
+	CutoffMillis    int64    `lua:"cutoffMillis"`
+	HistoryMillis   int64    `lua:"historyMillis"`
+	KeepKarma       bool     `lua:"keepKarma"`
+	Unique          bool     `lua:"unique"`
+	Orders          []Order  `lua:"orders"`
+	Groups          []string `lua:"groups"`
+	Built           []string `lua:"built"`
+	Unbuilt         []string `lua:"unbuilt"`
+}
+
+// Call is the run of post.lua with these arguments.
+func (p *Post) Call() Call {
+	keys := make([]string, 0, 8+len(p.Indexes))
+	keys = append(append(keys, p.Counter, p.Trimmed, p.Sizes, p.Indexed, p.Posts), p.Indexes...)
+	if p.HistoryMillis > 0 {
+		keys = append(keys, p.History)
+	}
+	if p.KeepKarma {
+		keys = append(keys, p.Karma)
+	}
+	if p.Unique {
+		keys = append(keys, p.Links)
+	}
+	args := make([]any, 0, 20+4*len(p.Orders)+len(p.Groups)+len(p.Built)+len(p.Unbuilt))
+	args = append(args, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix,
+		p.Title, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis, Flag(p.KeepKarma), Flag(p.Unique))
+	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")
+	args = appendNames(args, p.Groups)
+	args = appendNames(args, p.Built)
+	args = appendNames(args, p.Unbuilt)
+	return Call{Script: post, Keys: keys, Args: args}
+}

@@ -1,0 +1,248 @@
+// Package script holds the Lua scripts of the voting package, one per
+// writing operation (so that each is one atomic step and one round trip),
+// each in a file of lua/ that opens with a header naming the KEYS and ARGV
+// it takes (header.go), and beside each the Go that builds those arguments:
+// a struct whose fields name the header's entries in its order, and its
+// Call. The scripts share a library, lua/lib/, a file per concern. They are
+// embedded, so that a program needs no files at run time.
+//
+// Scripts are constants: user input reaches them only as KEYS and ARGV.
+// The rules every script follows:
+//
+//   - It reads its KEYS and ARGV once, at its top, into named locals, in
+//     the order its header gives: the loader writes that code from the
+//     header, and a list whose length varies comes as its length and then
+//     its entries, a field at a time (the library's columns). sent checks
+//     that it read exactly what it was sent.
+//   - It reads and checks what it needs, then writes. A write to a key that
+//     no read has proven of the right type goes through the journal
+//     (lib/journal.lua), which undoes the journal's earlier writes if Redis
+//     refuses one, so that a script still does all of its change or none
+//     of it: Redis does not roll a script back. Every other write is one
+//     that can no longer fail.
+//   - It answers with a status word ('ok', 'notfound', 'corrupt <detail>'...)
+//     rather than raising an error, since Redis and miniredis word script
+//     errors differently (status.go reads them). Only a fault of the
+//     library itself (an unknown index kind, arguments that do not match
+//     the header) raises one, before any write.
+//   - Numbers travel as strings both ways: Lua would print a float with 14
+//     digits, and an id past 2^53 would lose its last digits as a number.
+package script
+
+import (
+	"crypto/sha1"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/articlevote/voting/internal/schema"
+)
+
+//go:embed lua/*.lua lua/lib/*.lua
+var luaFiles embed.FS
+
+// A Script is Lua source and its SHA-1, the name EVALSHA knows it by.
+type Script struct {
+	name, src, hash string
+	hashArg         any // hash as an argument, made once
+	header          header
+}
+
+// Name is the script's file name: "vote.lua".
+func (s *Script) Name() string { return s.name }
+
+// SHA is the script's SHA-1 as EVALSHA takes it.
+func (s *Script) SHA() any { return s.hashArg }
+
+// Source is the Lua that Redis runs: the library's functions the script
+// uses, the reading of its arguments, and its own code.
+func (s *Script) Source() string { return s.src }
+
+// The scripts, one per file of lua/.
+var (
+	post          = load("post.lua")
+	vote          = load("vote.lua")
+	addGroups     = load("add_groups.lua")
+	removeGroups  = load("remove_groups.lua")
+	deleteArticle = load("delete.lua")
+	clearHistory  = load("clear_history.lua")
+	groupPage     = load("group_page.lua")
+	trimWindow    = load("trim_window.lua")
+	reindexOrders = load("reindex_orders.lua")
+	reindexGroup  = load("reindex_group.lua")
+	reindexStart  = load("reindex_start.lua")
+	reindexScan   = load("reindex_scan.lua")
+	reindexDone   = load("reindex_done.lua")
+	after         = load("after.lua")
+	edit          = load("edit.lua")
+)
+
+// All are the scripts, for tests that check each.
+func All() []*Script {
+	return []*Script{post, vote, addGroups, removeGroups, deleteArticle, clearHistory, groupPage, trimWindow,
+		reindexOrders, reindexGroup, reindexStart, reindexScan, reindexDone, after, edit}
+}
+
+// libraryFiles are the files of lua/lib, in the order their functions are
+// written before a script: a function comes after those it uses.
+var libraryFiles = []string{"args", "numbers", "journal", "values", "articles", "groups", "marks", "reindex",
+	"cursors", "links", "windows", "history"}
+
+// load reads lua/name: its header, the Lua that reads its arguments, and
+// before them the functions of the library it uses; and writes the numbers
+// the scripts share with Go in place of their names. The files are part
+// of the package, so a missing or unsound one is a broken build.
+func load(name string) *Script {
+	body := Source(name)
+	h, err := parseHeader(name, body)
+	if err != nil {
+		panic("voting: the package is built with a broken script: " + err.Error())
+	}
+	code := h.prologue() + body
+	src := constants.Replace(libraryFor(Library(), code) + code)
+	sum := sha1.Sum([]byte(src))
+	hash := hex.EncodeToString(sum[:])
+	return &Script{name: name, src: src, hash: hash, hashArg: hash, header: h}
+}
+
+// Source is the text of lua/name (a script, or lib/x.lua).
+func Source(name string) string {
+	b, err := fs.ReadFile(luaFiles, "lua/"+name)
+	if err != nil {
+		panic("voting: the package is built without its script " + name + ": " + err.Error())
+	}
+	return string(b)
+}
+
+// MaxGroupBytes is the most bytes of a group name: the voting package's
+// MaxGroupLen characters of up to four bytes, which its tests check.
+const MaxGroupBytes = 4 * 64
+
+// constants are the numbers the scripts share with Go, by the names the
+// scripts give them.
+var constants = strings.NewReplacer(
+	"MIN_SECONDS", schema.FormatFloat(schema.MinSeconds),
+	"MAX_SECONDS", schema.FormatFloat(schema.MaxSeconds),
+	"MAX_COUNT_DIGITS", strconv.Itoa(schema.MaxCountDigits),
+	"MAX_GROUP_BYTES", strconv.Itoa(MaxGroupBytes),
+)
+
+// A Part is one definition of the library: a block of lines with no blank
+// line in it, its comment first, that defines the local Name.
+type Part struct {
+	Name, Text string
+}
+
+// Library is the library's definitions, in the order they are written
+// before a script; a block that defines nothing (a file's own comment) is
+// left out.
+func Library() []Part {
+	var parts []Part
+	for _, file := range libraryFiles {
+		for _, block := range strings.Split(Source("lib/"+file+".lua"), "\n\n") {
+			for _, line := range strings.Split(block, "\n") {
+				def, ok := strings.CutPrefix(line, "local ")
+				if !ok {
+					continue
+				}
+				def = strings.TrimPrefix(def, "function ")
+				end := strings.IndexFunc(def, func(r rune) bool { return !isLuaNameRune(r) })
+				if end < 0 {
+					end = len(def)
+				}
+				parts = append(parts, Part{Name: def[:end], Text: strings.TrimSpace(block) + "\n\n"})
+				break
+			}
+		}
+	}
+	return parts
+}
+
+// libraryFor gives the parts code uses, and the parts those use, in the
+// library's order: a script defines every function before it on every
+// call, so it gets only those it needs.
+func libraryFor(parts []Part, code string) string {
+	used := map[string]bool{}
+	var need func(text string)
+	need = func(text string) {
+		code := luaCode(text)
+		for _, p := range parts {
+			if !used[p.Name] && usesName(code, p.Name) {
+				used[p.Name] = true
+				need(p.Text)
+			}
+		}
+	}
+	need(code)
+	var b strings.Builder
+	for _, p := range parts {
+		if used[p.Name] {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// LibraryFor is libraryFor of the library, with its numbers written in,
+// for tests that run the library's functions.
+func LibraryFor(code string) string { return constants.Replace(libraryFor(Library(), code)) }
+
+// luaCode is Lua text without its comments and with its strings emptied,
+// so that a word of either is not taken for a use of a function of that
+// name.
+func luaCode(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		var quote byte
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case quote != 0 && c == '\\':
+				i++
+			case quote != 0 && c == quote:
+				quote = 0
+				b.WriteByte(c)
+			case quote != 0:
+			case c == '\'' || c == '"':
+				quote = c
+				b.WriteByte(c)
+			case strings.HasPrefix(line[i:], "--"):
+				i = len(line)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// usesName reports whether text holds name as a whole Lua name, not as a
+// field (after a '.' or ':').
+func usesName(text, name string) bool {
+	for i := strings.Index(text, name); i >= 0; {
+		end := i + len(name)
+		before, after := ' ', ' '
+		if i > 0 {
+			before = rune(text[i-1])
+		}
+		if end < len(text) {
+			after = rune(text[end])
+		}
+		if !isLuaNameRune(before) && before != '.' && before != ':' && !isLuaNameRune(after) {
+			return true
+		}
+		next := strings.Index(text[end:], name)
+		if next < 0 {
+			return false
+		}
+		i = end + next
+	}
+	return false
+}
+
+func isLuaNameRune(r rune) bool {
+	return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
