@@ -77,7 +77,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, title, link, groups, now)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, title, link, groups, now).Eval()))
 	if err != nil {
 		return "", err
 	}
@@ -109,7 +109,7 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 		Title: title, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
 		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + s.weight), CutoffMillis: s.cutoff.Milliseconds(),
 		HistoryMillis: s.history.Milliseconds(), KeepKarma: s.karma, Unique: s.unique,
-		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.built, Unbuilt: s.unbuilt,
+		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.postBuilt, Unbuilt: s.postUnbuilt,
 	}
 	return p.Call()
 }
@@ -178,7 +178,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	member := k.ArticleHash(articleID)
 	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(), Indexed: k.IndexedHash(),
 		Member: member, ID: articleID, Title: title, Link: link, Unique: s.unique}
-	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call()))
+	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call().Eval()))
 	if err != nil || st.Word == script.ReplyOK {
 		return err
 	}

@@ -108,13 +108,13 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 		} else {
 			after := script.After{Index: l.index, Score: at.value, Member: s.keys.ArticlePrefix() + at.member, Size: size + 1}
 			cl = after.Call()
-			read = rconn.Command{Name: "EVALSHA", Args: cl.EvalArgs()}
+			read = rconn.Command{Name: "EVALSHA", Args: cl.Eval().Args}
 		}
 		reply, err := s.read(c, l, read)
 		if rconn.NoScript(err) {
 			// Redis does not have the script yet: the read before it ran;
 			// run the script once on its own, which sends its source.
-			reply, err = c.Run(cl)
+			reply, err = c.Run(cl.Eval())
 		}
 		page, err := script.ReadList(reply, err)
 		if err != nil {

@@ -50,7 +50,7 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.deleteCall(articleID)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.deleteCall(articleID).Eval()))
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *Store) clearHistories(ctx context.Context, articleID string) error {
 	cl := clear.Call()
 	return s.rc.Session(ctx, func(c rconn.Link) error {
 		for {
-			reply, err := c.Run(cl)
+			reply, err := c.Run(cl.Eval())
 			st, err := script.ReadStatus(reply, err)
 			if err != nil {
 				return err

@@ -40,7 +40,7 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 			return err
 		}
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.addGroupsCall(articleID, groups, now)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.addGroupsCall(articleID, groups, now).Eval()))
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) 
 		Sizes: k.GroupSizes(), Indexed: k.IndexedHash(), Indexes: indexes,
 
 		Member: member, GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix, MaxGroups: MaxGroups,
-		Orders: scriptOrdersAt(live, now), Groups: groups, Unbuilt: s.unbuiltLive,
+		Orders: scriptOrdersAt(live, now), Groups: groups, Unbuilt: s.groupUnbuilt,
 	}
 	return a.Call()
 }
@@ -88,7 +88,7 @@ func (s *Store) RemoveFromGroups(ctx context.Context, articleID string, groups .
 	if groups, err = checkGroupChange(articleID, groups); err != nil {
 		return err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.removeGroupsCall(articleID, groups)))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.removeGroupsCall(articleID, groups).Eval()))
 	if err != nil || st.Word == script.ReplyOK {
 		return err
 	}
@@ -259,7 +259,7 @@ func (s *Store) cachedGroup(c rconn.Link, group string, order Order, start, stop
 			return nil, err
 		}
 		cl := s.groupPageCall(group, order, start, stop, cut, size, at)
-		reply, err := c.Run(cl)
+		reply, err := c.Run(cl.Eval())
 		switch reply.(type) {
 		case []any, int64:
 			return reply, err

@@ -119,7 +119,7 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			first = rconn.Command{Name: "EVALSHA", Args: s.trimCall(l, cut).EvalArgs()}
+			first = rconn.Command{Name: "EVALSHA", Args: s.trimCall(l, cut).Eval().Args}
 		} else {
 			first = rconn.Command{Name: "HGET", Args: []any{s.keys.IndexedHash(), l.built}}
 		}

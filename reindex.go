@@ -206,7 +206,7 @@ func (r *reindexRun) finish() error {
 	s := r.s
 	finish := script.ReindexDone{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
 		Run: r.run, Token: r.token, Built: s.built}
-	values, err := superseded(s.rc.Run(r.ctx, finish.Call()))
+	values, err := superseded(s.rc.Run(r.ctx, finish.Call().Eval()))
 	if err == nil {
 		values, err = redis.Scan(values, &r.counts.Duplicates)
 	}
@@ -310,7 +310,7 @@ func (r *reindexRun) load() error {
 		r.token, r.run = token, r.name+"#"+token
 		start := script.ReindexStart{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
 			Run: r.run, Phase: r.phase, Token: r.token, Built: s.built}
-		st, err := script.ReadStatus(s.rc.Run(r.ctx, start.Call()))
+		st, err := script.ReadStatus(s.rc.Run(r.ctx, start.Call().Eval()))
 		if err == nil && st.Word != script.ReplyOK {
 			err = st.Err()
 		}
@@ -396,7 +396,7 @@ func (r *reindexRun) walk(batch int) error {
 		DownvotedPrefix: k.DownvotedPrefix(), PostsPrefix: k.PostsPrefix(), KeepKarma: s.karma, Unique: s.unique,
 		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(s.kept[2:], now),
 	}
-	reply, err := s.rc.Run(r.ctx, step.Call())
+	reply, err := s.rc.Run(r.ctx, step.Call().Eval())
 	if batch == 0 {
 		st, err := script.ReadStatus(reply, err)
 		if err == nil && st.Word != script.ReplyOK {
@@ -453,7 +453,7 @@ func (r *reindexRun) groups() error {
 		err := s.rc.Session(r.ctx, func(c rconn.Link) error {
 			// The cursor is recorded first, by the run alone.
 			scan := script.ReindexScan{Progress: s.keys.ReindexProgress(), Run: r.run, Scan: r.scan}
-			reply, err := c.Run(scan.Call())
+			reply, err := c.Run(scan.Call().Eval())
 			values, err := superseded(reply, err)
 			var names []string
 			if err == nil {
@@ -516,7 +516,7 @@ func (r *reindexRun) walkGroup(name string) error {
 		if err != nil {
 			return err
 		}
-		values, err := superseded(s.rc.Run(r.ctx, c))
+		values, err := superseded(s.rc.Run(r.ctx, c.Eval()))
 		var cursor string
 		var records int
 		if err == nil {

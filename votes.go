@@ -134,7 +134,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			return err
 		}
 		var err error
-		reply, err = c.Run(s.voteCall(user, articleID, dir, now))
+		reply, err = c.Run(s.voteCall(user, articleID, dir, now).Eval())
 		return err
 	})
 	st, err := script.ReadStatus(reply, err)

@@ -64,8 +64,11 @@ type Store struct {
 	trimBatch, reindexBatch, historyBatch int
 
 	// vote are vote.lua's arguments after the vote's own, the same for
-	// every vote, made once: putting a string in an interface allocates.
-	vote *script.VoteSettings
+	// every vote, made once: putting a string in an interface allocates;
+	// postBuilt and postUnbuilt, likewise, post.lua's lists of marks, and
+	// groupUnbuilt add_groups.lua's.
+	vote                                 *script.VoteSettings
+	postBuilt, postUnbuilt, groupUnbuilt *script.Names
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -121,6 +124,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
 	s.vote = s.voteSettings()
+	s.postBuilt, s.postUnbuilt, s.groupUnbuilt = script.NewNames(s.built), script.NewNames(s.unbuilt), script.NewNames(s.unbuiltLive)
 	s.rc = rconn.Client{Pool: pool, Timeout: cfg.timeout, Bind: s.keys.Counter()}
 	// A cluster client's connections must be bound to a slot, and then every
 	// key must share the prefix's hash tag. A *redis.Pool is no cluster

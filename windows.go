@@ -63,7 +63,7 @@ func (s *Store) trimWindow(c rconn.Link, l listing) error {
 		if err != nil {
 			return err
 		}
-		reply, err := c.Run(s.trimCall(l, cut))
+		reply, err := c.Run(s.trimCall(l, cut).Eval())
 		if done, err := trimmed(c.Context(), reply, err); done || err != nil {
 			return err
 		}

@@ -379,20 +379,19 @@ func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 // An Eval is one run of a script: the arguments of EVALSHA (the script's
 // SHA-1, the number of keys, the keys, the arguments), and the script's
 // source, for EVAL when Redis does not have it.
-type Eval interface {
-	EvalArgs() []any
-	Source() string
+type Eval struct {
+	Args   []any
+	Source string
 }
 
 // Run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
 func (c Link) Run(e Eval) (any, error) {
-	evalArgs := e.EvalArgs()
-	reply, err := c.Do("EVALSHA", evalArgs...)
+	reply, err := c.Do("EVALSHA", e.Args...)
 	if NoScript(err) {
-		evalArgs[0] = e.Source()
-		reply, err = c.Do("EVAL", evalArgs...)
+		e.Args[0] = e.Source
+		reply, err = c.Do("EVAL", e.Args...)
 	}
 	return reply, err
 }

@@ -17,7 +17,7 @@ type AddGroups struct {
 	MaxGroups   int      `lua:"maxGroups"`
 	Orders      []Order  `lua:"orders"`
 	Groups      []string `lua:"groups"`
-	Unbuilt     []string `lua:"unbuilt"`
+	Unbuilt     *Names   `lua:"unbuilt"`
 }
 
 // Call is the run of add_groups.lua with these arguments.
@@ -26,6 +26,6 @@ func (a *AddGroups) Call() Call {
 	args := []any{a.Member, a.GroupPrefix, a.LivePrefix, a.MaxGroups}
 	args = appendOrders(args, a.Orders, "key", "window", "cut")
 	args = appendNames(args, a.Groups)
-	args = appendNames(args, a.Unbuilt)
+	args = appendList(args, a.Unbuilt)
 	return Call{Script: addGroups, Keys: keys, Args: args}
 }

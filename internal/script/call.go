@@ -4,7 +4,10 @@ package script
 // the struct of the script's arguments builds it (a file per script, named
 // for it), and the pieces those structs are built with.
 
-import "github.com/articlevote/voting/internal/schema"
+import (
+	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/schema"
+)
 
 // A Call is one run of a script: the script and its KEYS and ARGV, in the
 // order of its header.
@@ -14,19 +17,17 @@ type Call struct {
 	Args   []any
 }
 
-// EvalArgs are the arguments of EVALSHA for the call: the script's SHA-1,
-// the number of keys, the keys and the arguments.
-func (c Call) EvalArgs() []any {
+// Eval is the call as a round trip runs it: the arguments of EVALSHA (the
+// script's SHA-1, the number of keys, the keys and the arguments) and the
+// script's source, for EVAL when Redis does not have it.
+func (c Call) Eval() rconn.Eval {
 	args := make([]any, 0, 2+len(c.Keys)+len(c.Args))
 	args = append(args, c.Script.SHA(), len(c.Keys))
 	for _, k := range c.Keys {
 		args = append(args, k)
 	}
-	return append(args, c.Args...)
+	return rconn.Eval{Args: append(args, c.Args...), Source: c.Script.Source()}
 }
-
-// Source is the script's source, for EVAL when Redis does not have it.
-func (c Call) Source() string { return c.Script.Source() }
 
 // Flag is a yes or no as a script takes it (":flag"): '1' or '0'.
 func Flag(yes bool) any {
@@ -34,6 +35,30 @@ func Flag(yes bool) any {
 		return "1"
 	}
 	return "0"
+}
+
+// Names are a list of names a script takes as a list of one column
+// ("built[field]"), the same for every call of a Store: their arguments
+// are made once, since putting a string in an interface allocates.
+type Names struct {
+	list []string
+	args []any
+}
+
+// NewNames are the names of list.
+func NewNames(list []string) *Names {
+	return &Names{list: list, args: appendNames(make([]any, 0, 1+len(list)), list)}
+}
+
+// List is the names.
+func (n *Names) List() []string { return n.list }
+
+// appendList appends to args the list n as a script takes it; none for nil.
+func appendList(args []any, n *Names) []any {
+	if n == nil {
+		return append(args, 0)
+	}
+	return append(args, n.args...)
 }
 
 // appendNames appends to args a list of one column, as the library's

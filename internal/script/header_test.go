@@ -93,6 +93,8 @@ func fill(fields []field) {
 			f.v.SetInt(int64(1000 + i))
 		case reflect.Bool:
 			f.v.SetBool(true)
+		case reflect.Pointer: // *Names
+			f.v.Set(reflect.ValueOf(NewNames([]string{f.name + "#1", f.name + "#2"})))
 		case reflect.Slice:
 			list := reflect.MakeSlice(f.v.Type(), 2, 2)
 			for j := range 2 {
@@ -133,6 +135,9 @@ func expected(h header, fields []field) (keys, args []string) {
 	}
 	for _, e := range h.args {
 		v := byName[e.name]
+		if names, ok := v.Interface().(*Names); ok {
+			v = reflect.ValueOf(names.List())
+		}
 		switch {
 		case e.list:
 			args = append(args, fmt.Sprint(v.Len()))
@@ -243,9 +248,9 @@ func TestScriptsReadWhatTheyAreSent(t *testing.T) {
 			"an argument more": {Script: vote, Keys: cl.Keys, Args: append(append([]any(nil), cl.Args...), "x")},
 			"a key fewer":      {Script: vote, Keys: cl.Keys[:len(cl.Keys)-1], Args: cl.Args},
 		} {
-			args := bad.EvalArgs()
-			args[0] = bad.Source()
-			_, err := c.Do("EVAL", args...)
+			e := bad.Eval()
+			e.Args[0] = e.Source
+			_, err := c.Do("EVAL", e.Args...)
 			if err == nil || !strings.Contains(err.Error(), "the script read") {
 				t.Errorf("%s: vote.lua sent %s: %v, want the script to refuse", name, what, err)
 			}

@@ -30,8 +30,8 @@ type Post struct {
 	Unique          bool     `lua:"unique"`
 	Orders          []Order  `lua:"orders"`
 	Groups          []string `lua:"groups"`
-	Built           []string `lua:"built"`
-	Unbuilt         []string `lua:"unbuilt"`
+	Built           *Names   `lua:"built"`
+	Unbuilt         *Names   `lua:"unbuilt"`
 }
 
 // Call is the run of post.lua with these arguments.
@@ -47,12 +47,12 @@ func (p *Post) Call() Call {
 	if p.Unique {
 		keys = append(keys, p.Links)
 	}
-	args := make([]any, 0, 20+4*len(p.Orders)+len(p.Groups)+len(p.Built)+len(p.Unbuilt))
+	args := make([]any, 0, 20+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
 	args = append(args, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix,
 		p.Title, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis, Flag(p.KeepKarma), Flag(p.Unique))
 	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")
 	args = appendNames(args, p.Groups)
-	args = appendNames(args, p.Built)
-	args = appendNames(args, p.Unbuilt)
+	args = appendList(args, p.Built)
+	args = appendList(args, p.Unbuilt)
 	return Call{Script: post, Keys: keys, Args: args}
 }
