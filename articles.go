@@ -1,7 +1,9 @@
 package voting
 
-// This file holds an article: Article, how it is posted (PostArticle) and
-// how one is read back (Article, parseArticle).
+// This file holds an article: Article, how it is posted (PostArticle),
+// edited (EditArticle) and read back, one (Article) or many in one round
+// trip (Articles, fetch, which every listing reads its page's articles
+// with, and a user's, UserArticles).
 
 import (
 	"context"
@@ -274,4 +276,159 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 		return unsound("field downvotes", err)
 	}
 	return a, true, nil
+}
+
+// fetch reads the articles of an index page in one pipelined round trip,
+// keeping their order. page is a ZREVRANGE reply: members, or with
+// withScores members and their scores; without scores fetch reads each
+// article's score from the score index too. A member that is not an article
+// of the namespace, whose hash or score is gone, or whose fields or score do
+// not parse (a score that is not finite among them) is skipped: one bad
+// record does not break a listing, nor its encoding as JSON. gone holds the
+// members of the page whose article is gone (no hash or no score), as the
+// page gave them.
+func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Article, gone []any, err error) {
+	step := 1
+	if withScores {
+		step = 2
+	}
+	n := len(page) / step
+	if n == 0 {
+		return []Article{}, nil, nil
+	}
+	prefix := s.keys.ArticlePrefix()
+	entries := make([]pageEntry, 0, n)
+	cmds := make([]rconn.Command, 0, n+1)
+	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
+	// member goes in as the reply gave it, already an interface value.
+	args := make([]any, 0, n*(1+len(articleFields))+(n+maxScoresPerCommand-1)/maxScoresPerCommand+n)
+	for i := 0; i+step <= len(page); i += step {
+		member, ok := page[i].([]byte)
+		if !ok || len(member) <= len(prefix) || string(member[:len(prefix)]) != prefix ||
+			checkIDBytes(member[len(prefix):]) != nil {
+			continue
+		}
+		e := pageEntry{id: member[len(prefix):], member: page[i]}
+		if withScores {
+			e.score = page[i+1]
+		}
+		entries = append(entries, e)
+		at := len(args)
+		args = append(append(args, page[i]), articleFields...)
+		cmds = append(cmds, rconn.Command{Name: "HMGET", Args: args[at:len(args):len(args)]})
+	}
+	if len(entries) == 0 {
+		return []Article{}, nil, nil
+	}
+	if !withScores {
+		// ZMSCOREs of at most maxScoresPerCommand members each, so that no
+		// one rconn.Command holds Redis for long, however many articles.
+		hmgets := len(cmds)
+		for from := 0; from < hmgets; from += maxScoresPerCommand {
+			at := len(args)
+			args = append(args, s.keys.ScoreIndex())
+			for _, cmd := range cmds[from:min(from+maxScoresPerCommand, hmgets)] {
+				args = append(args, cmd.Args[0])
+			}
+			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: args[at:len(args):len(args)]})
+		}
+	}
+	replies, err := c.Pipeline(cmds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !withScores {
+		i := 0
+		for _, reply := range replies[len(entries):] {
+			scores, err := redis.Values(reply, nil)
+			if err != nil {
+				return nil, nil, errs.WrongType(err, s.keys.ScoreIndex(), "ZMSCORE")
+			}
+			for _, score := range scores {
+				if i < len(entries) {
+					entries[i].score = score
+				}
+				i++
+			}
+		}
+		if i != len(entries) {
+			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", i, len(entries))
+		}
+	}
+	articles = make([]Article, 0, len(entries))
+	for i, e := range entries {
+		a, ok, err := parseArticle(e.id, replies[i], e.score)
+		switch {
+		case ok && err == nil:
+			articles = append(articles, a)
+		case !ok && err == nil:
+			gone = append(gone, e.member)
+		}
+	}
+	return articles, gone, nil
+}
+
+// maxScoresPerCommand is the most members one ZMSCORE of fetch reads: a
+// batch of Articles of any size is read in one round trip, in commands of
+// bounded work.
+const maxScoresPerCommand = 1000
+
+// A pageEntry is an article that fetch reads: its id, its member as the
+// page gave it, and its score once known.
+type pageEntry struct {
+	id     []byte
+	member any
+	score  any
+}
+
+// UserArticles returns a page of the articles user has posted, newest
+// first, from the index of the user's articles that every post writes and
+// DeleteArticle takes the article out of. Pages count from 1 and hold the
+// Store's page size; a page past the end is empty. It takes two round
+// trips. Articles the book's own code posted join the index when Reindex
+// runs.
+func (s *Store) UserArticles(ctx context.Context, user string, page int) (articles []Article, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("articles of user %q", user))
+		}
+	}()
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	start, stop, past, err := s.pageBounds(page)
+	if err != nil || past {
+		return []Article{}, err
+	}
+	key := s.keys.UserPosts(user)
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		page, err := redis.Values(c.Do("ZREVRANGE", key, start, stop))
+		if err != nil {
+			return errs.WrongType(err, key, "ZREVRANGE")
+		}
+		articles, _, err = s.fetch(c, page, false)
+		return err
+	})
+	return articles, err
+}
+
+// CountUserArticles returns how many articles user has posted, the number
+// UserArticles's pages hold together, in one round trip, O(1) on the
+// server.
+func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("count the articles of user %q", user))
+		}
+	}()
+	if err := checkUser(user); err != nil {
+		return 0, err
+	}
+	key := s.keys.UserPosts(user)
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		var err error
+		n, err = redis.Int64(c.Do("ZCARD", key))
+		return errs.WrongType(err, key, "ZCARD")
+	})
+	return n, err
 }

@@ -88,14 +88,6 @@ func (s *Store) GetGroupArticlesAfter(ctx context.Context, group string, order O
 	return articles, next, err
 }
 
-// A point is where a cursor's page ended: the value, as Redis writes it,
-// and the member of the last entry of the page; the zero point is the
-// listing's start. A cursor holds the member without the namespace's
-// article prefix: the article's id.
-type point struct {
-	value, member string
-}
-
 // listAfter reads the page of l after at in one session: the page's
 // entries, one more to tell whether a page follows, then their articles.
 func (s *Store) listAfter(ctx context.Context, l listing, group string, at point) (articles []Article, next string, err error) {
@@ -214,7 +206,7 @@ func scoreText(v string) bool {
 	if exponent != "" && (exponent[0] == '+' || exponent[0] == '-') {
 		exponent = exponent[1:]
 	}
-	if !digits(whole) || hasPoint && !digits(fraction) || hasExponent && (!digits(exponent) || len(exponent) > 3) {
+	if !decimalDigits(whole) || hasPoint && !decimalDigits(fraction) || hasExponent && (!decimalDigits(exponent) || len(exponent) > 3) {
 		return false
 	}
 	x, err := strconv.ParseFloat(v, 64)
@@ -225,8 +217,8 @@ func scoreText(v string) bool {
 	return x != 0 || strings.Trim(whole+fraction, "0") == ""
 }
 
-// digits reports whether s is one or more decimal digits.
-func digits(s string) bool {
+// decimalDigits reports whether s is one or more decimal digits.
+func decimalDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

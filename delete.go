@@ -11,11 +11,6 @@ import (
 	"github.com/articlevote/voting/internal/script"
 )
 
-// defaultHistoryBatch is how many voters' histories one step of
-// DeleteArticle clears: a ZREM each, well under a millisecond of Redis's
-// time a step.
-const defaultHistoryBatch = 200
-
 // DeleteArticle removes an article in one atomic step: its hash, its voter
 // sets, its entry in every index of every order (site and group, cached
 // listings included, whatever orders the Store keeps: a Store of other

@@ -1,12 +1,17 @@
 package voting
 
 // This file holds the listings: a page of articles in an order, across the
-// site or within a group, and how many articles a listing holds.
+// site or within a group (live, or the book's cached intersection), how many
+// articles a listing holds, and an article's rank in one; and how a listing
+// reads its index: with the read of its mark, so that an index not built is
+// ErrNotIndexed, and for a top-of-window order (TopDay to TopYear) after
+// the trim of the articles that have aged out of the window, lazily, in
+// bounded steps (a mark in trimmed: says how far each window's index has
+// been trimmed).
 
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
@@ -182,122 +187,6 @@ func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, 
 	return s.pageBounds(page)
 }
 
-// pageBounds checks page and gives its bounds, as pageRange does.
-func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
-	if page < 1 {
-		return 0, 0, false, errs.Invalidf("page %d is before page 1", page)
-	}
-	size := int64(s.pageSize)
-	if int64(page-1) > (math.MaxInt64-size)/size {
-		return 0, 0, true, nil
-	}
-	start = int64(page-1) * size
-	return start, start + size - 1, false, nil
-}
-
-// fetch reads the articles of an index page in one pipelined round trip,
-// keeping their order. page is a ZREVRANGE reply: members, or with
-// withScores members and their scores; without scores fetch reads each
-// article's score from the score index too. A member that is not an article
-// of the namespace, whose hash or score is gone, or whose fields or score do
-// not parse (a score that is not finite among them) is skipped: one bad
-// record does not break a listing, nor its encoding as JSON. gone holds the
-// members of the page whose article is gone (no hash or no score), as the
-// page gave them.
-func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Article, gone []any, err error) {
-	step := 1
-	if withScores {
-		step = 2
-	}
-	n := len(page) / step
-	if n == 0 {
-		return []Article{}, nil, nil
-	}
-	prefix := s.keys.ArticlePrefix()
-	entries := make([]pageEntry, 0, n)
-	cmds := make([]rconn.Command, 0, n+1)
-	// The HMGETs' arguments, then ZMSCORE's, share one allocation, and each
-	// member goes in as the reply gave it, already an interface value.
-	args := make([]any, 0, n*(1+len(articleFields))+(n+maxScoresPerCommand-1)/maxScoresPerCommand+n)
-	for i := 0; i+step <= len(page); i += step {
-		member, ok := page[i].([]byte)
-		if !ok || len(member) <= len(prefix) || string(member[:len(prefix)]) != prefix ||
-			checkIDBytes(member[len(prefix):]) != nil {
-			continue
-		}
-		e := pageEntry{id: member[len(prefix):], member: page[i]}
-		if withScores {
-			e.score = page[i+1]
-		}
-		entries = append(entries, e)
-		at := len(args)
-		args = append(append(args, page[i]), articleFields...)
-		cmds = append(cmds, rconn.Command{Name: "HMGET", Args: args[at:len(args):len(args)]})
-	}
-	if len(entries) == 0 {
-		return []Article{}, nil, nil
-	}
-	if !withScores {
-		// ZMSCOREs of at most maxScoresPerCommand members each, so that no
-		// one rconn.Command holds Redis for long, however many articles.
-		hmgets := len(cmds)
-		for from := 0; from < hmgets; from += maxScoresPerCommand {
-			at := len(args)
-			args = append(args, s.keys.ScoreIndex())
-			for _, cmd := range cmds[from:min(from+maxScoresPerCommand, hmgets)] {
-				args = append(args, cmd.Args[0])
-			}
-			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: args[at:len(args):len(args)]})
-		}
-	}
-	replies, err := c.Pipeline(cmds)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !withScores {
-		i := 0
-		for _, reply := range replies[len(entries):] {
-			scores, err := redis.Values(reply, nil)
-			if err != nil {
-				return nil, nil, errs.WrongType(err, s.keys.ScoreIndex(), "ZMSCORE")
-			}
-			for _, score := range scores {
-				if i < len(entries) {
-					entries[i].score = score
-				}
-				i++
-			}
-		}
-		if i != len(entries) {
-			return nil, nil, fmt.Errorf("ZMSCORE gave %d scores for %d members", i, len(entries))
-		}
-	}
-	articles = make([]Article, 0, len(entries))
-	for i, e := range entries {
-		a, ok, err := parseArticle(e.id, replies[i], e.score)
-		switch {
-		case ok && err == nil:
-			articles = append(articles, a)
-		case !ok && err == nil:
-			gone = append(gone, e.member)
-		}
-	}
-	return articles, gone, nil
-}
-
-// maxScoresPerCommand is the most members one ZMSCORE of fetch reads: a
-// batch of Articles of any size is read in one round trip, in commands of
-// bounded work.
-const maxScoresPerCommand = 1000
-
-// A pageEntry is an article that fetch reads: its id, its member as the
-// page gave it, and its score once known.
-type pageEntry struct {
-	id     []byte
-	member any
-	score  any
-}
-
 // Rank returns an article's place in the site's listing of the order, one
 // the Store keeps, counting from 1, so that a page can say "#3 today": the
 // place it would have on a page read at the same moment (a window's index is
@@ -358,4 +247,211 @@ func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 		return err
 	})
 	return n, err
+}
+
+// windowCut is the posting time that leaves spec's window now, by the
+// Store's clock: an article posted at or before it is out of the window.
+// It is "" for an order with no window.
+func (s *Store) windowCut(spec *schema.OrderSpec) (string, error) {
+	if spec.Window == 0 {
+		return "", nil
+	}
+	now := s.now()
+	if err := schema.CheckClock(now); err != nil {
+		return "", err
+	}
+	return spec.Cut(now), nil
+}
+
+// trimmed reads the status of a script that trims a window first: done is
+// true for ok, and for notindexed (the trim is done, and the index not
+// built: the caller that lists it says so); false for more, which asks the
+// caller to run the script again, unless ctx has ended; an error for
+// anything else.
+func trimmed(ctx context.Context, reply any, err error) (done bool, _ error) {
+	st, err := script.ReadStatus(reply, err)
+	switch {
+	case err != nil:
+		return false, err
+	case st.Word == script.ReplyOK, st.Word == script.ReplyNotIndexed:
+		return true, nil
+	case st.Word == script.ReplyMore:
+		return false, ctx.Err()
+	}
+	return false, st.Err()
+}
+
+// trimCall is trim_window.lua's run for listing l at cut.
+func (s *Store) trimCall(l listing, cut string) script.Call {
+	t := script.TrimWindow{Window: l.index, ByTime: l.byTime, Trimmed: s.keys.TrimmedHash(), Indexed: s.keys.IndexedHash(),
+		Articles: s.keys.TimeIndex(), Field: l.field, Cut: cut, Batch: s.trimBatch, Built: l.built}
+	return t.Call()
+}
+
+// trimWindow trims a window listing to its window, in steps.
+func (s *Store) trimWindow(c rconn.Link, l listing) error {
+	for {
+		cut, err := s.windowCut(l.spec)
+		if err != nil {
+			return err
+		}
+		reply, err := c.Run(s.trimCall(l, cut).Eval())
+		if done, err := trimmed(c.Context(), reply, err); done || err != nil {
+			return err
+		}
+	}
+}
+
+// CountGroupArticles returns how many articles a group's listing of the
+// order holds, as CountArticles does for the site: the size of what
+// GetGroupArticles reads its pages from, so that a count and the pages it
+// numbers agree. With live groups (WithLiveGroups) that is the group's live
+// index, exact for every order. Without them it is the book's cached
+// listing, built first if it is missing, as a page would build it: the
+// count is as old as the cache, as the pages are.
+func (s *Store) CountGroupArticles(ctx context.Context, group string, order Order) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "count group "+group+" by "+order.String())
+		}
+	}()
+	if err := checkGroup(group); err != nil {
+		return 0, err
+	}
+	if _, err := s.checkOrder(order); err != nil {
+		return 0, err
+	}
+	if s.live {
+		return s.count(ctx, s.liveListing(group, order))
+	}
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.cachedGroup(c, group, order, 0, 0, true, nil)
+		n, _ = reply.(int64)
+		return err
+	})
+	return n, err
+}
+
+// GetGroupArticles returns a page of a group's articles in the given order,
+// one the Store keeps, as GetArticles does.
+//
+// With live groups (WithLiveGroups) it reads the group's live index of the
+// order, exact and never stale, in two round trips whatever the group's
+// size, as a site page does.
+//
+// Without them, as in the book, the group's listing is the intersection of
+// the group with the order's index, cached for the group cache TTL
+// (WithGroupCacheTTL): articles posted, voted on or regrouped within that
+// time may be listed in their old places, and a top-of-window listing may
+// hold an article that has aged out of the window since the cache was
+// built, though each article returned is read fresh. Building the cache and
+// reading the page are one atomic step, so concurrent readers of a cold
+// group build it once; it takes Redis time in proportion to the sizes of
+// the group and the index, during which other clients wait (2.6 s for a
+// group of a million articles, see the README). It takes two round trips to
+// Redis whatever the page size.
+func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
+	if err := checkGroup(group); err != nil {
+		return emptyPage(err, "list group "+group+" by "+order.String())
+	}
+	start, stop, past, err := s.pageRange(page, order)
+	if err != nil || past {
+		return emptyPage(err, "list group "+group+" by "+order.String())
+	}
+	var articles []Article
+	if s.live {
+		articles, err = s.list(ctx, s.liveListing(group, order), start, stop)
+	} else {
+		articles, err = s.cachedGroupPage(ctx, group, order, start, stop)
+	}
+	if err != nil {
+		return nil, failed(err, "list group "+group+" by "+order.String())
+	}
+	return articles, nil
+}
+
+// cachedGroupPage reads a page of the book's cached group listing,
+// building it first if it is missing.
+func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, start, stop int64) ([]Article, error) {
+	var articles []Article
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.cachedGroup(c, group, order, start, stop, false, nil)
+		if err != nil {
+			return err
+		}
+		page, ok := reply.([]any)
+		if !ok {
+			return fmt.Errorf("unexpected reply %v", reply)
+		}
+		// The cache's scores may be as old as the cache; fetch reads each
+		// article's score afresh.
+		articles, _, err = s.fetch(c, page, false)
+		return err
+	})
+	return articles, err
+}
+
+// cachedGroup runs group_page.lua for a page from start to stop of the
+// book's cached group listing of order, or with size for its size, or with
+// a point for the page of a cursor after it (the zero point for the first),
+// and gives its reply: the page (of a cursor, with its values), or the
+// size.
+func (s *Store) cachedGroup(c rconn.Link, group string, order Order, start, stop int64, size bool, at *point) (any, error) {
+	for {
+		cut, err := s.windowCut(&schema.Orders[order])
+		if err != nil {
+			return nil, err
+		}
+		cl := s.groupPageCall(group, order, start, stop, cut, size, at)
+		reply, err := c.Run(cl.Eval())
+		switch reply.(type) {
+		case []any, int64:
+			return reply, err
+		}
+		if st, rerr := script.ReadStatus(reply, err); rerr == nil && st.Word == script.ReplyNotIndexed {
+			return nil, schema.NotIndexed(schema.BuildField(int(order), false))
+		}
+		done, err := trimmed(c.Context(), reply, err)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return nil, fmt.Errorf("unexpected reply %v", reply)
+		}
+	}
+}
+
+// groupPageCall is group_page.lua's run for a page from start to stop of
+// group's cached listing by order, or with size for its size, or with at
+// for the page of a cursor after it (the zero point for the first).
+func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut string, size bool, at *point) script.Call {
+	k := s.keys
+	var stopArg any = stop
+	if size {
+		stopArg = ""
+	}
+	cursor, afterValue, afterMember := "", "", ""
+	if at != nil {
+		cursor = "1"
+		if at.member != "" {
+			afterValue, afterMember = at.value, k.ArticlePrefix()+at.member
+		}
+	}
+	g := script.GroupPage{
+		Cache: k.GroupCache(group, int(order)), Group: k.GroupSet(group), Index: k.Index(int(order)), ByTime: k.TimeIndex(),
+		Trimmed: k.TrimmedHash(), Indexed: k.IndexedHash(),
+
+		TTLMillis: s.groupTTL.Milliseconds(), Start: start, Stop: stopArg, Field: schema.MarkField(&schema.Orders[order], ""),
+		Cut: cut, Batch: s.trimBatch, Built: schema.BuildField(int(order), false), Cursor: cursor, AfterValue: afterValue,
+		AfterMember: afterMember,
+	}
+	return g.Call()
+}
+
+// A point is where a cursor's page ended: the value, as Redis writes it,
+// and the member of the last entry of the page; the zero point is the
+// listing's start. A cursor holds the member without the namespace's
+// article prefix: the article's id.
+type point struct {
+	value, member string
 }

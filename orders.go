@@ -123,19 +123,6 @@ func (o *Order) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// checkOrder refuses an unknown order, and one whose index the Store does
-// not keep.
-func (s *Store) checkOrder(o Order) (*schema.OrderSpec, error) {
-	spec, ok := o.spec()
-	if !ok {
-		return nil, errs.Invalidf("unknown order %d", int(o))
-	}
-	if !s.keeps[o] {
-		return nil, errs.Invalidf("order %s is not kept by this Store: give New WithOrders(voting.%s)", spec.Name, spec.Ident)
-	}
-	return spec, nil
-}
-
 // scriptOrders are the orders of list as a script takes them, with no
 // window's cut (for a script that takes none).
 func scriptOrders(list []Order) []script.Order {

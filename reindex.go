@@ -26,11 +26,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// defaultReindexBatch is how many articles one step of Reindex indexes: a
-// step sets one entry per kept index for each, under 2 ms of Redis's time
-// as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
-const defaultReindexBatch = 100
-
 // ReindexProgress is how far a run of Reindex has come. A run is the work of
 // one or more calls, each going on where the last stopped, until one
 // completes it; the counts are the run's, across its calls.

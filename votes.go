@@ -168,23 +168,6 @@ func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) s
 	return v.Call()
 }
 
-// voteSettings are vote.lua's arguments after the vote's own: the cutoff
-// in seconds, the history's time, the live indexes' prefix, the score's
-// change for each net change of votes, the kept orders' keys and kinds, and
-// whether karma is kept; made once, with their arguments.
-func (s *Store) voteSettings() *script.VoteSettings {
-	livePrefix := ""
-	if s.live {
-		livePrefix = s.keys.LivePrefix()
-	}
-	change := func(net float64) string { return schema.FormatFloat(net * s.weight) }
-	v := &script.VoteSettings{Cutoff: schema.FormatFloat(s.cutoff.Seconds()), HistoryMillis: s.history.Milliseconds(),
-		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
-		Orders: scriptOrders(s.kept), KeepKarma: s.karma}
-	v.Args()
-	return v
-}
-
 // dirWords are the directions as vote.lua takes them, made once as
 // interface values.
 var dirWords = [...]any{None: "none", Up: "up", Down: "down"}

@@ -4,6 +4,7 @@ package voting
 // of itself.
 
 import (
+	"math"
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
@@ -174,3 +175,94 @@ func (s *Store) HistoryTime() time.Duration { return s.history }
 // by: ByScore, ByTime and those given to WithOrders, in the order of the
 // table.
 func (s *Store) Orders() []Order { return append([]Order(nil), s.kept...) }
+
+// defaultTrimBatch is how many aged-out articles one script takes out of a
+// window's index at most: about a millisecond of Redis's time.
+const defaultTrimBatch = 500
+
+// defaultHistoryBatch is how many voters' histories one step of
+// DeleteArticle clears: a ZREM each, well under a millisecond of Redis's
+// time a step.
+const defaultHistoryBatch = 200
+
+// defaultReindexBatch is how many articles one step of Reindex indexes: a
+// step sets one entry per kept index for each, under 2 ms of Redis's time
+// as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
+const defaultReindexBatch = 100
+
+// buildFields gives the fields of indexed: of the indexes s keeps (built),
+// karma and the index of links among them,
+// and of those it does not (unbuilt), and of those the live ones (the
+// indexes a change of groups writes).
+func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
+	for i := range schema.Orders {
+		o := Order(i)
+		if f := schema.BuildField(int(o), false); f != "" {
+			if s.keeps[o] {
+				built = append(built, f)
+			} else {
+				unbuilt = append(unbuilt, f)
+			}
+		}
+		if f := schema.BuildField(int(o), true); s.live && s.keeps[o] {
+			built = append(built, f)
+		} else {
+			unbuilt = append(unbuilt, f)
+			unbuiltLive = append(unbuiltLive, f)
+		}
+	}
+	for _, f := range [...]struct {
+		field string
+		kept  bool
+	}{{schema.KarmaField, s.karma}, {schema.LinksField, s.unique}} {
+		if f.kept {
+			built = append(built, f.field)
+		} else {
+			unbuilt = append(unbuilt, f.field)
+		}
+	}
+	return built, unbuilt, unbuiltLive
+}
+
+// checkOrder refuses an unknown order, and one whose index the Store does
+// not keep.
+func (s *Store) checkOrder(o Order) (*schema.OrderSpec, error) {
+	spec, ok := o.spec()
+	if !ok {
+		return nil, errs.Invalidf("unknown order %d", int(o))
+	}
+	if !s.keeps[o] {
+		return nil, errs.Invalidf("order %s is not kept by this Store: give New WithOrders(voting.%s)", spec.Name, spec.Ident)
+	}
+	return spec, nil
+}
+
+// voteSettings are vote.lua's arguments after the vote's own: the cutoff
+// in seconds, the history's time, the live indexes' prefix, the score's
+// change for each net change of votes, the kept orders' keys and kinds, and
+// whether karma is kept; made once, with their arguments.
+func (s *Store) voteSettings() *script.VoteSettings {
+	livePrefix := ""
+	if s.live {
+		livePrefix = s.keys.LivePrefix()
+	}
+	change := func(net float64) string { return schema.FormatFloat(net * s.weight) }
+	v := &script.VoteSettings{Cutoff: schema.FormatFloat(s.cutoff.Seconds()), HistoryMillis: s.history.Milliseconds(),
+		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
+		Orders: scriptOrders(s.kept), KeepKarma: s.karma}
+	v.Args()
+	return v
+}
+
+// pageBounds checks page and gives its bounds, as pageRange does.
+func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
+	if page < 1 {
+		return 0, 0, false, errs.Invalidf("page %d is before page 1", page)
+	}
+	size := int64(s.pageSize)
+	if int64(page-1) > (math.MaxInt64-size)/size {
+		return 0, 0, true, nil
+	}
+	start = int64(page-1) * size
+	return start, start + size - 1, false, nil
+}

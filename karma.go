@@ -1,9 +1,5 @@
 package voting
 
-// This file holds what the library keeps of each user beyond their votes:
-// their articles (UserArticles), kept by every Store, and their karma
-// (WithKarma): Karma, TopPosters and UserKarma.
-
 import (
 	"context"
 	"fmt"
@@ -13,61 +9,11 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
-
 	"github.com/gomodule/redigo/redis"
 )
 
-// UserArticles returns a page of the articles user has posted, newest
-// first, from the index of the user's articles that every post writes and
-// DeleteArticle takes the article out of. Pages count from 1 and hold the
-// Store's page size; a page past the end is empty. It takes two round
-// trips. Articles the book's own code posted join the index when Reindex
-// runs.
-func (s *Store) UserArticles(ctx context.Context, user string, page int) (articles []Article, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, fmt.Sprintf("articles of user %q", user))
-		}
-	}()
-	if err := checkUser(user); err != nil {
-		return nil, err
-	}
-	start, stop, past, err := s.pageBounds(page)
-	if err != nil || past {
-		return []Article{}, err
-	}
-	key := s.keys.UserPosts(user)
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		page, err := redis.Values(c.Do("ZREVRANGE", key, start, stop))
-		if err != nil {
-			return errs.WrongType(err, key, "ZREVRANGE")
-		}
-		articles, _, err = s.fetch(c, page, false)
-		return err
-	})
-	return articles, err
-}
-
-// CountUserArticles returns how many articles user has posted, the number
-// UserArticles's pages hold together, in one round trip, O(1) on the
-// server.
-func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, fmt.Sprintf("count the articles of user %q", user))
-		}
-	}()
-	if err := checkUser(user); err != nil {
-		return 0, err
-	}
-	key := s.keys.UserPosts(user)
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		var err error
-		n, err = redis.Int64(c.Do("ZCARD", key))
-		return errs.WrongType(err, key, "ZCARD")
-	})
-	return n, err
-}
+// This file holds the posters' karma (WithKarma): Karma, TopPosters and
+// CountPosters.
 
 // A UserKarma is a poster and their karma (TopPosters).
 type UserKarma struct {
