@@ -368,3 +368,54 @@ func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+func TestUserArticlesNewestFirst(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2))
+	var alice []string
+	for i := range 3 {
+		alice = append(alice, e.post("alice", fmt.Sprintf("alice %d", i)))
+		e.advance(time.Minute)
+		e.post("bob", fmt.Sprintf("bob %d", i))
+	}
+	for page, want := range map[int][]string{1: {alice[2], alice[1]}, 2: {alice[0]}, 3: {}} {
+		got, err := e.store.UserArticles(ctx, "alice", page)
+		if err != nil || !reflect.DeepEqual(idsOf(got), want) {
+			t.Errorf("UserArticles(alice, %d) = %v, %v; want %v", page, idsOf(got), err, want)
+		}
+	}
+	if n, err := e.store.CountUserArticles(ctx, "alice"); n != 3 || err != nil {
+		t.Errorf("CountUserArticles(alice) = %d, %v; want 3", n, err)
+	}
+	if n, err := e.store.CountUserArticles(ctx, "nobody"); n != 0 || err != nil {
+		t.Errorf("CountUserArticles(nobody) = %d, %v; want 0", n, err)
+	}
+	// Each entry is the article's member scored with its posting time.
+	first := fmt.Sprintf("%s=%d", e.article(alice[0]), start.Unix())
+	if got := e.zset(e.key("posts:alice")); len(got) != 3 || got[0] != first {
+		t.Errorf("posts:alice = %v, want 3 entries, the first %s", got, first)
+	}
+	if err := e.store.DeleteArticle(ctx, alice[1]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.UserArticles(ctx, "alice", 1)
+	if want := []string{alice[2], alice[0]}; err != nil || !reflect.DeepEqual(idsOf(got), want) {
+		t.Errorf("after deleting %s, UserArticles = %v, %v; want %v", alice[1], idsOf(got), err, want)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+
+	before := e.dump()
+	for _, bad := range []struct {
+		user string
+		page int
+	}{{"", 1}, {"alice", 0}, {"a\nb", 1}} {
+		if _, err := e.store.UserArticles(ctx, bad.user, bad.page); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("UserArticles(%q, %d) = %v, want ErrInvalid", bad.user, bad.page, err)
+		}
+	}
+	if _, err := e.store.CountUserArticles(ctx, ""); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("CountUserArticles(\"\") = %v, want ErrInvalid", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("bad input wrote:\n%s\nwas:\n%s", after, before)
+	}
+}

@@ -516,3 +516,13 @@ func (e *env) pipelined(write func(send func(cmd string, args ...any))) error {
 	}
 	return err
 }
+
+// with is another Store on the env's namespace and clock, with opts.
+func (e *env) with(opts ...voting.Option) *voting.Store {
+	e.t.Helper()
+	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now)}, opts...)...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}

@@ -726,3 +726,106 @@ func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
 		})
 	}
 }
+
+func TestGroupsAreExact(t *testing.T) {
+	e := newEnv(t, voting.WithPageSize(2))
+	a := e.post("alice", "a", "go", "redis")
+	b := e.post("bob", "b", "go")
+	c := e.post("carol", "c", "go", "lua")
+	check := func(when string, want ...voting.GroupSize) {
+		t.Helper()
+		var all []voting.GroupSize
+		for page := 1; ; page++ {
+			got, err := e.store.Groups(ctx, page)
+			if err != nil {
+				t.Fatalf("%s: Groups(%d): %v", when, page, err)
+			}
+			if len(got) == 0 {
+				break
+			}
+			all = append(all, got...)
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		if !reflect.DeepEqual(all, want) {
+			t.Errorf("%s: Groups = %v, want %v", when, all, want)
+		}
+		if n, err := e.store.CountGroups(ctx); err != nil || n != int64(len(want)) {
+			t.Errorf("%s: CountGroups = %d, %v; want %d", when, n, err, len(want))
+		}
+		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	}
+	check("after the posts", voting.GroupSize{Name: "go", Articles: 3}, voting.GroupSize{Name: "redis", Articles: 1},
+		voting.GroupSize{Name: "lua", Articles: 1})
+	if err := e.store.AddToGroups(ctx, b, "lua", "go"); err != nil { // go again: no change
+		t.Fatal(err)
+	}
+	check("after AddToGroups", voting.GroupSize{Name: "go", Articles: 3}, voting.GroupSize{Name: "lua", Articles: 2},
+		voting.GroupSize{Name: "redis", Articles: 1})
+	if err := e.store.RemoveFromGroups(ctx, a, "redis", "lua"); err != nil { // not in lua
+		t.Fatal(err)
+	}
+	check("after RemoveFromGroups", voting.GroupSize{Name: "go", Articles: 3}, voting.GroupSize{Name: "lua", Articles: 2})
+	if err := e.store.DeleteArticle(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	check("after DeleteArticle", voting.GroupSize{Name: "go", Articles: 2}, voting.GroupSize{Name: "lua", Articles: 1})
+	for _, id := range []string{a, b} {
+		if err := e.store.DeleteArticle(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after the last deletion")
+	if e.exists(e.key("groupsizes:")) {
+		t.Error("groupsizes: is left with no group")
+	}
+	if _, err := e.store.Groups(ctx, 0); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("Groups(0) = %v, want ErrInvalid", err)
+	}
+}
+
+// TestRefusedPostLeavesGroupSizes: a post refused at its last fallible
+// write, the groups' sizes, undoes every earlier one.
+func TestRefusedPostLeavesGroupSizes(t *testing.T) {
+	e := newEnv(t, voting.WithKarma(), voting.WithUniqueLinks())
+	e.post("alice", "first", "go")
+	e.do("RENAME", e.key("groupsizes:"), e.key("aside"))
+	e.do("SADD", e.key("groupsizes:"), "go")
+	before := e.dump()
+	if _, err := e.store.PostArticle(ctx, "bob", "second", "https://example.com/second", "go", "lua"); !errors.Is(err, voting.ErrCorrupt) ||
+		!strings.Contains(err.Error(), "groupsizes:") {
+		t.Errorf("post with groupsizes: a set = %v, want ErrCorrupt naming it", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("the refused post wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestGroupSizesOfBookMembers: a group the book's code filled
+// gets its size from Reindex; joins, leaves and deletions after keep it.
+func TestGroupSizesOfBookMembers(t *testing.T) {
+	e := newEnv(t)
+	for _, id := range []string{"1", "2", "3"} {
+		e.bookPost(id, "alice", float64(start.Unix()))
+		e.do("SADD", e.key("group:news"), e.article(id))
+	}
+	if err := e.store.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := e.post("bob", "b", "news")
+	if err := e.store.AddToGroups(ctx, "1", "news", "tech"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.RemoveFromGroups(ctx, id, "tech", "news"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.DeleteArticle(ctx, "2"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.Groups(ctx, 1)
+	if want := []voting.GroupSize{{Name: "news", Articles: 2}, {Name: "tech", Articles: 1}}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Groups = %v, %v; want %v", got, err, want)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}

@@ -23,7 +23,7 @@ type UserKarma struct {
 
 // karmaListing is the sorted set of the posters' karma, read as a listing
 // is, so that a read of karma not counted for every article yet is
-// ErrNotIndexed (built.go).
+// ErrNotIndexed (internal/schema/marks.go).
 func (s *Store) karmaListing() listing {
 	return listing{spec: &unordered, index: s.keys.KarmaIndex(), built: schema.KarmaField}
 }

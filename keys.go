@@ -36,7 +36,7 @@ import (
 //	                              has yet to clear: its voter sets, renamed, with their
 //	                              time to live
 //	reindex:              hash    where an unfinished Reindex goes on from (reindex.go)
-//	indexed:              hash    which indexes hold every article (built.go): field
+//	indexed:              hash    which indexes hold every article (internal/schema/marks.go): field
 //	                              "votes", "top-week", ... for a site index beyond the
 //	                              book's two, "live:score", ... for the live group indexes
 //	                              of an order; "1" built, "0:<token>" being built by

@@ -1,8 +1,8 @@
 package voting
 
-// This file holds unique links (WithUniqueLinks): when two links are the
-// same (schema.LinkKey, which lua/prelude.lua's schema.LinkKey mirrors for the scripts),
-// and ArticleByLink, which reads the index of links.
+// This file holds unique links (WithUniqueLinks): ArticleByLink, which
+// reads the index of links. When two links are the same is
+// schema.LinkKey's rule, which the scripts' linkKey mirrors.
 
 import (
 	"context"

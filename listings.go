@@ -64,7 +64,7 @@ type listing struct {
 	// field of its mark in trimmed:.
 	byTime, field string
 	// built is the field of indexed: that says whether the index is built
-	// (built.go); "" for one always built.
+	// (internal/schema/marks.go); "" for one always built.
 	built string
 }
 

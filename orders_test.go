@@ -424,3 +424,13 @@ func TestParseOrderAliasesIgnoreCase(t *testing.T) {
 		}
 	}
 }
+
+// TestInvariantsOfBestWithNoUpVote: best of no up-vote and a down-vote is
+// 0 in Lua and a rounding below it in Go; the checker takes them as one.
+func TestInvariantsOfBestWithNoUpVote(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.Orders()...))
+	id := e.post("alice", "a")
+	e.vote("alice", id, voting.None)
+	e.vote("bob", id, voting.Down)
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}

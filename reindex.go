@@ -269,7 +269,7 @@ type reindexRun struct {
 	// name is what the run builds (reindexRunName); token tells the run
 	// from any other of the same name that takes its place, and run is the
 	// two, as the progress hash names its run. The marks of the indexes
-	// the run builds carry its token (built.go).
+	// the run builds carry its token (internal/schema/marks.go).
 	name, token, run string
 	// phase is "orders" while the time index is walked, then "groups";
 	// scan is the SCAN cursor of the batch of groups being walked; group is

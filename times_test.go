@@ -1,6 +1,6 @@
 package voting_test
 
-// Tests of the range of posting times (encoding.go): the years 1 to 9999,
+// Tests of the range of posting times (internal/schema/codec.go): the years 1 to 9999,
 // those JSON can carry. A clock reading outside is refused and writes
 // nothing; one at either edge is taken, and what it writes reads back and
 // encodes. A stored time outside, or a score that is not finite, is

@@ -49,7 +49,7 @@ type Store struct {
 	live bool
 	// built are the fields of indexed: of the indexes the Store keeps
 	// beyond the book's two, unbuilt those of all others, and unbuiltLive
-	// those of the live indexes among them (built.go).
+	// those of the live indexes among them (internal/schema/marks.go).
 	built, unbuilt, unbuiltLive []string
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.

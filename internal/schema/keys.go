@@ -130,7 +130,7 @@ func (k Keys) PendingDownvotedSet(id string) string { return k.pendingDownvoted 
 // reindexProgress is the hash of where an unfinished Reindex goes on from.
 func (k Keys) ReindexProgress() string { return k.reindex }
 
-// indexedHash is the hash of which indexes hold every article (built.go).
+// indexedHash is the hash of which indexes hold every article (internal/schema/marks.go).
 func (k Keys) IndexedHash() string { return k.indexed }
 
 // groupRecord is the set of the names of the groups an article is in (no

@@ -20,7 +20,7 @@
 -- in at most maxGroups groups: past that the script answers 'toomany' and
 -- the number it would be in. unbuilt are the fields of indexed: of the live
 -- group indexes the Store does not keep: it takes their marks away, since
--- it cannot write them (built.go).
+-- it cannot write them (internal/schema/marks.go).
 
 local posted, _, bad = located(hash, byScore, member)
 if bad then

@@ -11,7 +11,7 @@
 -- links the new one is refused, naming the article that has it, if the
 -- index names another, and else the article holds it; without them the
 -- index no longer holds every article's link, and its mark in indexed:
--- goes (built.go).
+-- goes (internal/schema/marks.go).
 
 local posted, _, bad = located(hash, byScore, member)
 if bad then

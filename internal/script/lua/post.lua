@@ -33,7 +33,7 @@
 -- built are the fields of indexed: of the indexes the Store keeps beyond
 -- the book's two, unbuilt those of all others: a post into an empty
 -- namespace marks the first built, and a post takes away the marks of the
--- others, which it cannot write (built.go); a post in no group, the site's
+-- others, which it cannot write (internal/schema/marks.go); a post in no group, the site's
 -- alone.
 --
 -- A window's index takes the article unless a listing has already trimmed

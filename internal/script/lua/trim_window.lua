@@ -12,7 +12,7 @@
 --
 -- window is the index (the site's, or a group's live one), byTime the time
 -- index of the same articles, field the field of the window's mark in
--- trimmed. built is the index's field in indexed: (built.go): once the trim
+-- trimmed. built is the index's field in indexed: (internal/schema/marks.go): once the trim
 -- is done, the script answers 'notindexed' if the index is not marked built
 -- and the namespace has articles (articles, the site's time index, is not
 -- empty), so that the listing it goes before answers ErrNotIndexed; it

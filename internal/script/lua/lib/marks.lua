@@ -3,7 +3,7 @@
 -- and those they use.
 
 -- builtAmong reads which of fields (of indexes a write cannot keep) the hash
--- indexed: marks as built or being built (built.go), so that the write can
+-- indexed: marks as built or being built (internal/schema/marks.go), so that the write can
 -- take those marks away; with no fields it checks the hash's type alone, for
 -- a write that marks it. It gives the fields marked, and a reply to return
 -- if the hash is unsound. A missing hash, the rule where no Store keeps more

@@ -1,8 +1,8 @@
 package voting_test
 
-// Tests of which indexes are built (built.go): a listing or count of an
-// index that does not hold every article is ErrNotIndexed until Reindex
-// builds it, and never once it is built.
+// Tests of the marks of built indexes (indexed:, internal/schema/marks.go):
+// a listing or count of an index that does not hold every article is
+// ErrNotIndexed until Reindex builds it, and never once it is built.
 
 import (
 	"context"

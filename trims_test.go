@@ -1,6 +1,6 @@
 package voting_test
 
-// Tests of the windows of the top-of-window orders (windows.go): their
+// Tests of the windows of the top-of-window orders and their trims: their
 // edges, trims in steps, posts into windows trimmed past them, unsound
 // marks, and the marks of the groups' live windows.
 

@@ -1,6 +1,6 @@
 package voting_test
 
-// Tests of the round trips (conn.go): how many each operation takes, and
+// Tests of the round trips (internal/rconn): how many each operation takes, and
 // how a context or deadline bounds them over each kind of connection, in
 // pipelines, while dialing, and against a server that never answers or is
 // frozen.

@@ -1,6 +1,6 @@
 package voting_test
 
-// This file tests the rule by which New refuses a prefix: one under which
+// Tests of the rule of keys.go by which New refuses a prefix: one under which
 // keys of another namespace could fall, so that two namespaces would share
 // a key.
 

@@ -1,12 +1,11 @@
 package voting_test
 
-// Edge cases of the people and content features: user articles, karma,
-// group sizes and unique links.
-
 import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,39 +13,185 @@ import (
 	"github.com/articlevote/voting"
 )
 
-// edgeVote votes through s and fails the test on an error.
-func edgeVote(t *testing.T, s *voting.Store, user, id string, dir voting.Direction) {
-	t.Helper()
-	if err := s.Vote(ctx, user, id, dir); err != nil {
-		t.Fatalf("Vote(%s, %s, %v): %v", user, id, dir, err)
+// Tests of unique links (links.go): duplicates refused, the index of links
+// and the articles that share a link, their keys, and Reindex of them.
+
+// postLink posts an article with the given link through s.
+func postLink(e *env, s *voting.Store, poster, link string, groups ...string) (string, error) {
+	return s.PostArticle(ctx, poster, "about "+link, link, groups...)
+}
+
+func TestUniqueLinks(t *testing.T) {
+	e := newEnv(t, voting.WithUniqueLinks())
+	id, err := postLink(e, e.store, "alice", "https://Example.com/Story?id=1#top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.hash(e.key("links:")); !reflect.DeepEqual(got, map[string]string{"https://example.com/Story?id=1": id}) {
+		t.Errorf("links: = %v", got)
+	}
+	before := e.dump()
+	for _, same := range []string{"HTTPS://EXAMPLE.COM/Story?id=1", "https://example.com/Story?id=1#comments",
+		"https://example.COM/Story?id=1"} {
+		_, err := postLink(e, e.store, "bob", same, "go")
+		if !errors.Is(err, voting.ErrDuplicate) || !strings.Contains(err.Error(), "article "+id) {
+			t.Errorf("post of %s = %v, want ErrDuplicate naming article %s", same, err, id)
+		}
+		a, err := e.store.ArticleByLink(ctx, same)
+		if err != nil || a.ID != id {
+			t.Errorf("ArticleByLink(%s) = %v, %v; want article %s", same, a.ID, err, id)
+		}
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a refused post wrote:\n%s\nwas:\n%s", after, before)
+	}
+	// Another path, query or user is another link.
+	for _, other := range []string{"https://example.com/story?id=1", "https://example.com/Story?id=2",
+		"https://me@example.com/Story?id=1", "http://example.com/Story?id=1"} {
+		if _, err := postLink(e, e.store, "bob", other); err != nil {
+			t.Errorf("post of %s: %v", other, err)
+		}
+	}
+	if _, err := e.store.ArticleByLink(ctx, "https://example.com/none"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("ArticleByLink of no article = %v, want ErrNotFound", err)
+	}
+	if _, err := e.store.ArticleByLink(ctx, "ftp://example.com/"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("ArticleByLink of a bad link = %v, want ErrInvalid", err)
+	}
+
+	// An edit to a link another has is refused; to a new one, it frees
+	// the old.
+	second, err := postLink(e, e.store, "carol", "https://example.org/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = e.dump()
+	if err := e.store.EditArticle(ctx, second, "t", "https://EXAMPLE.com/Story?id=1"); !errors.Is(err, voting.ErrDuplicate) {
+		t.Errorf("edit to a taken link = %v, want ErrDuplicate", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a refused edit wrote:\n%s\nwas:\n%s", after, before)
+	}
+	if err := e.store.EditArticle(ctx, second, "t", "https://example.org/A#x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.EditArticle(ctx, second, "t", "https://example.org/A#y"); err != nil { // a fragment: the same link
+		t.Fatal(err)
+	}
+	if _, err := postLink(e, e.store, "dave", "https://example.org/A"); !errors.Is(err, voting.ErrDuplicate) {
+		t.Errorf("post of the edited link = %v, want ErrDuplicate", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+	if err := e.store.DeleteArticle(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.ArticleByLink(ctx, "https://example.com/Story?id=1"); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("ArticleByLink after the deletion = %v, want ErrNotFound", err)
+	}
+	if _, err := postLink(e, e.store, "erin", "https://example.com/Story?id=1"); err != nil {
+		t.Errorf("post of a freed link: %v", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexBuildsTheLinkIndex: links posted without unique links are
+// ErrNotIndexed until Reindex builds the index; the oldest article of a
+// link wins, and the others are reported.
+func TestReindexBuildsTheLinkIndex(t *testing.T) {
+	e := newEnv(t)
+	var ids []string
+	for _, link := range []string{"https://a.example/1", "https://b.example/", "https://A.example/1#again", "https://b.example/#x"} {
+		id, err := postLink(e, e.store, "alice", link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		e.advance(time.Second)
+	}
+	u := e.with(voting.WithUniqueLinks())
+	if _, err := u.ArticleByLink(ctx, "https://a.example/1"); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("ArticleByLink before Reindex = %v, want ErrNotIndexed", err)
+	}
+	done, err := u.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []voting.DuplicateLink{{ID: ids[2], Holder: ids[0]}, {ID: ids[3], Holder: ids[1]}}
+	if done.Duplicates != 2 || !reflect.DeepEqual(done.DuplicateLinks, want) {
+		t.Errorf("Reindex reported %d duplicates %v, want 2 %v", done.Duplicates, done.DuplicateLinks, want)
+	}
+	// Each link's field names the oldest article with it; the others share
+	// it in linkshares:.
+	if got := e.hash(e.key("links:")); !reflect.DeepEqual(got, map[string]string{"https://a.example/1": ids[0],
+		"https://b.example/": ids[1]}) {
+		t.Errorf("links: = %v", got)
+	}
+	wantShares := []string{linkShare(e, "https://a.example/1", ids[2]), linkShare(e, "https://b.example/", ids[3])}
+	if got := e.strs("ZRANGE", e.key("linkshares:"), 0, -1); !reflect.DeepEqual(got, sorted(wantShares)) {
+		t.Errorf("linkshares: = %q, want %q", got, wantShares)
+	}
+	a, err := u.ArticleByLink(ctx, "https://a.example/1#z")
+	if err != nil || a.ID != ids[0] {
+		t.Errorf("ArticleByLink after Reindex = %v, %v; want %s", a.ID, err, ids[0])
+	}
+	e.store = u
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+
+	// A post, or an edit of a link, by a Store without unique links takes
+	// the index's mark away.
+	plain := e.with()
+	if _, err := postLink(e, plain, "bob", "https://c.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.ArticleByLink(ctx, "https://a.example/1"); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("ArticleByLink after a post without unique links = %v, want ErrNotIndexed", err)
+	}
+	if err := u.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.EditArticle(ctx, ids[0], "t", "https://d.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.ArticleByLink(ctx, "https://d.example/"); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("ArticleByLink after an edit without unique links = %v, want ErrNotIndexed", err)
+	}
+	// The duplicate that has the old link takes it, and leaves linkshares:.
+	if got := e.hash(e.key("links:"))["https://a.example/1"]; got != ids[2] {
+		t.Errorf("after the edit the old link names %q, want %s, which has it", got, ids[2])
+	}
+	if got := e.strs("ZRANGE", e.key("linkshares:"), 0, -1); !reflect.DeepEqual(got, wantShares[1:]) {
+		t.Errorf("linkshares: after the edit = %q, want %q", got, wantShares[1:])
 	}
 }
 
-// TestDeleteKeepsKarmaOfArticlesOutsideTheUsersIndex: an article the book's
-// code posted is not in posts:<user> until Reindex, but a karma Store's vote
-// gives it a part of its poster's karma. Deleting the poster's one article
-// in posts:<user> then takes the poster out of karma: altogether (delete.lua
-// takes "last in posts:" for "last article"), losing the book article's
-// part; Reindex does not repair it, since it moves karma: only by the change
-// of each article's part, and then marks karma built.
-func TestDeleteKeepsKarmaOfArticlesOutsideTheUsersIndex(t *testing.T) {
-	e := newEnv(t, voting.WithKarma())
-	e.bookPost("1", "alice", float64(start.Unix()))
-	edgeVote(t, e.store, "bob", "1", voting.Up) // counted from scratch: part 1
-	if got := e.hash(e.article("1"))["karma"]; got != "1" {
-		t.Fatalf("book article's part after bob's vote = %q, want 1", got)
+// linkShare is the member of linkshares: of the article id, whose link key
+// is key, as the article's posting time writes it.
+func linkShare(e *env, key, id string) string {
+	e.t.Helper()
+	posted, err := strconv.ParseFloat(e.str("HGET", e.article(id), "time"), 64)
+	if err != nil {
+		e.t.Fatalf("article %s's time: %v", id, err)
 	}
-	second := e.post("alice", "second")
-	if err := e.store.DeleteArticle(ctx, second); err != nil {
-		t.Fatal(err)
+	return voting.LinkShare(key, posted, id)
+}
+
+// TestLinkKeysAgree: the link key the scripts write is linkKey's.
+func TestLinkKeysAgree(t *testing.T) {
+	e := newEnv(t, voting.WithUniqueLinks())
+	links := []string{
+		"https://Example.COM/Path/To?Q=A#Frag", "HTTP://user:PW@Host.Example:8080/x", "https://h.example",
+		"https://h.example?q", "https://ü.Example/É", "https://[::1]:80/A", "https://H.example/#",
+		"https://a@b@C.example/", "https://x.example/a#b#c",
 	}
-	if err := e.store.Reindex(ctx); err != nil {
-		t.Fatal(err)
+	for _, link := range links {
+		id, err := postLink(e, e.store, "alice", link)
+		if err != nil {
+			t.Fatalf("post %s: %v", link, err)
+		}
+		if got, want := e.hash(e.key("links:")), voting.LinkKey(link); got[want] != id {
+			t.Errorf("%s: links: = %v, want the field %q for %s", link, got, want, id)
+		}
 	}
-	if got := karmaOf(t, e.store, "alice"); got != 1 {
-		t.Errorf("alice's karma after Reindex = %d, want 1 (bob's up-vote on article 1)", got)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
 // TestALinkFreedStaysWithItsDuplicate: Reindex leaves a duplicate
@@ -95,130 +240,6 @@ func TestALinkFreedStaysWithItsDuplicate(t *testing.T) {
 			}
 			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 		})
-	}
-}
-
-// TestKarmaSelfVoteSequences: every order of the poster's own
-// votes and others' votes and switches moves karma by the others' votes
-// alone, on a karma Store from the start.
-func TestKarmaSelfVoteSequences(t *testing.T) {
-	type step struct {
-		user string
-		dir  voting.Direction
-	}
-	seqs := [][]step{
-		{{"alice", voting.Down}, {"alice", voting.None}, {"alice", voting.Up}},
-		{{"bob", voting.Up}, {"alice", voting.Down}, {"bob", voting.Down}, {"alice", voting.None}, {"bob", voting.None}},
-		{{"alice", voting.None}, {"bob", voting.Down}, {"carol", voting.Down}, {"alice", voting.Down}, {"bob", voting.Up}},
-		{{"bob", voting.Down}, {"bob", voting.Up}, {"alice", voting.Down}, {"alice", voting.Up}, {"carol", voting.Up}, {"carol", voting.Down}},
-	}
-	for i, seq := range seqs {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			e := newEnv(t, voting.WithKarma())
-			id := e.post("alice", "self")
-			other := e.post("alice", "other")
-			e.vote("dave", other, voting.Down)
-			votes := map[string]int64{}
-			for _, s := range seq {
-				e.vote(s.user, id, s.dir)
-				switch s.dir {
-				case voting.Up:
-					votes[s.user] = 1
-				case voting.Down:
-					votes[s.user] = -1
-				default:
-					votes[s.user] = 0
-				}
-				want := int64(-1) // dave on the other article
-				for u, v := range votes {
-					if u != "alice" {
-						want += v
-					}
-				}
-				if got := karmaOf(t, e.store, "alice"); got != want {
-					t.Errorf("after %s %v: karma %d, want %d", s.user, s.dir, got, want)
-				}
-				e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-			}
-		})
-	}
-}
-
-// TestKarmaCountedFromScratch: an article posted and voted on,
-// the poster's own switches too, by a Store without karma; a karma Store's
-// first vote counts its part in full, whoever casts it (the poster too).
-func TestKarmaCountedFromScratch(t *testing.T) {
-	for _, first := range []struct {
-		user string
-		dir  voting.Direction
-	}{{"alice", voting.None}, {"alice", voting.Up}, {"carol", voting.Down}, {"bob", voting.None}, {"carol", voting.Up}} {
-		t.Run(first.user+fmt.Sprint(first.dir), func(t *testing.T) {
-			e := newEnv(t)
-			id := e.post("alice", "plain")
-			e.vote("bob", id, voting.Up)
-			e.vote("dave", id, voting.Down)
-			e.vote("alice", id, voting.Down) // the poster's own switch
-			k := e.with(voting.WithKarma())
-			edgeVote(t, k, first.user, id, first.dir)
-			want := map[string]int64{"bob": 1, "dave": -1}
-			switch {
-			case first.user == "alice":
-			case first.dir == voting.Up:
-				want[first.user] = 1
-			case first.dir == voting.Down:
-				want[first.user] = -1
-			default:
-				want[first.user] = 0
-			}
-			sum := int64(0)
-			for _, v := range want {
-				sum += v
-			}
-			if got := e.hash(e.article(id))["karma"]; got != fmt.Sprint(sum) {
-				t.Errorf("part after the karma Store's first vote = %q, want %d", got, sum)
-			}
-			e.store = k
-			if err := k.Reindex(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := karmaOf(t, k, "alice"); got != sum {
-				t.Errorf("karma after Reindex = %d, want %d", got, sum)
-			}
-			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-		})
-	}
-}
-
-// TestKarmaDeleteOfParts: a poster with articles of part 0,
-// negative and positive; each deletion takes its part away, the last the
-// poster.
-func TestKarmaDeleteOfParts(t *testing.T) {
-	e := newEnv(t, voting.WithKarma())
-	zero := e.post("alice", "zero")
-	neg := e.post("alice", "negative")
-	pos := e.post("alice", "positive")
-	e.vote("alice", zero, voting.Down)
-	e.vote("bob", neg, voting.Down)
-	e.vote("carol", neg, voting.Down)
-	e.vote("alice", neg, voting.None)
-	e.vote("bob", pos, voting.Up)
-	if got := karmaOf(t, e.store, "alice"); got != -1 {
-		t.Fatalf("karma = %d, want -1", got)
-	}
-	for _, c := range []struct {
-		id   string
-		want int64
-	}{{zero, -1}, {pos, -2}, {neg, 0}} {
-		if err := e.store.DeleteArticle(ctx, c.id); err != nil {
-			t.Fatal(err)
-		}
-		if got := karmaOf(t, e.store, "alice"); got != c.want {
-			t.Errorf("after deleting %s: karma %d, want %d", c.id, got, c.want)
-		}
-		e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-	}
-	if n, err := e.store.CountPosters(ctx); err != nil || n != 0 {
-		t.Errorf("CountPosters after the last deletion = %d, %v; want 0", n, err)
 	}
 }
 
@@ -399,126 +420,6 @@ func TestReindexDuplicatesAcrossSteps(t *testing.T) {
 	if n := len(e.hash(e.key("links:"))); n != links {
 		t.Errorf("links: has %d fields, want %d", n, links)
 	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestReindexKarmaCutShort: Reindex of karma cut short at every
-// point and resumed, then run again, counts each article once.
-func TestReindexKarmaCutShort(t *testing.T) {
-	e := newEnv(t)
-	var ids []string
-	for i := 0; i < 30; i++ {
-		e.advance(time.Minute)
-		poster := fmt.Sprintf("p%d", i%3)
-		id := e.post(poster, fmt.Sprintf("a%d", i))
-		ids = append(ids, id)
-		for v := 0; v < i%5; v++ {
-			dir := voting.Up
-			if v%2 == 1 {
-				dir = voting.Down
-			}
-			e.vote(fmt.Sprintf("v%d", v), id, dir)
-		}
-		if i%4 == 0 {
-			e.vote(poster, id, voting.Down)
-		}
-	}
-	k := e.with(voting.WithKarma())
-	voting.SetBatches(k, 3, 2)
-	edgeVote(t, k, "z", ids[7], voting.Up) // one article counted by a vote
-	e.store = k
-	for i := 0; ; i++ {
-		cctx, cancel := context.WithTimeout(ctx, time.Duration(i+1)*2*time.Millisecond)
-		_, err := k.ReindexWithProgress(cctx, nil)
-		cancel()
-		if err == nil {
-			break
-		}
-		if i > 500 {
-			t.Fatalf("Reindex never finished: %v", err)
-		}
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-	before := e.dump()
-	if err := k.Reindex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-	if got, want := karmaDump(e), karmaDumpOf(before, e); got != want {
-		t.Errorf("karma: after a second Reindex = %s, was %s", got, want)
-	}
-}
-
-// karmaDump is karma: as a line.
-func karmaDump(e *env) string { return strings.Join(e.zset(e.key("karma:")), " ") }
-
-// karmaDumpOf picks karma:'s line out of a dump.
-func karmaDumpOf(dump string, e *env) string {
-	for _, line := range strings.Split(dump, "\n") {
-		if strings.HasPrefix(line, e.key("karma:")+" ") {
-			i, j := strings.Index(line, "["), strings.LastIndex(line, "]")
-			return line[i+1 : j]
-		}
-	}
-	return ""
-}
-
-// TestReindexRepairsKarmaAVoteWithoutItLeft: a vote by a Store without
-// karma leaves the poster's karma where it was, as WithKarma says, and
-// Reindex, which counts an open article's part from its voter sets, puts
-// it right.
-func TestReindexRepairsKarmaAVoteWithoutItLeft(t *testing.T) {
-	e := newEnv(t, voting.WithKarma())
-	id := e.post("alice", "a")
-	plain := e.with()
-	edgeVote(t, plain, "bob", id, voting.Up) // a Store without karma: the part stays 0
-	if got := karmaOf(t, e.store, "alice"); got != 0 {
-		t.Errorf("karma after a vote by a Store without it = %d, want it left at 0 (see WithKarma)", got)
-	}
-	if err := e.store.Reindex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := karmaOf(t, e.store, "alice"); got != 1 {
-		t.Errorf("karma after Reindex = %d, want 1", got)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestGroupSizesOfBookMembers: a group the book's code filled
-// gets its size from Reindex; joins, leaves and deletions after keep it.
-func TestGroupSizesOfBookMembers(t *testing.T) {
-	e := newEnv(t)
-	for _, id := range []string{"1", "2", "3"} {
-		e.bookPost(id, "alice", float64(start.Unix()))
-		e.do("SADD", e.key("group:news"), e.article(id))
-	}
-	if err := e.store.Reindex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	id := e.post("bob", "b", "news")
-	if err := e.store.AddToGroups(ctx, "1", "news", "tech"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.RemoveFromGroups(ctx, id, "tech", "news"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.DeleteArticle(ctx, "2"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := e.store.Groups(ctx, 1)
-	if want := []voting.GroupSize{{Name: "news", Articles: 2}, {Name: "tech", Articles: 1}}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Groups = %v, %v; want %v", got, err, want)
-	}
-	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
-}
-
-// TestInvariantsOfBestWithNoUpVote: best of no up-vote and a down-vote is
-// 0 in Lua and a rounding below it in Go; the checker takes them as one.
-func TestInvariantsOfBestWithNoUpVote(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.Orders()...))
-	id := e.post("alice", "a")
-	e.vote("alice", id, voting.None)
-	e.vote("bob", id, voting.Down)
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
