@@ -15,18 +15,18 @@ import (
 // Errors a caller can test for with errors.Is.
 var (
 	// ErrNotFound is returned for a well-formed article id that has no article.
-	ErrNotFound = errs.NotFound
+	ErrNotFound = errs.ErrNotFound
 	// ErrVotingClosed is returned for a vote on an article past its cutoff.
-	ErrVotingClosed = errs.VotingClosed
+	ErrVotingClosed = errs.ErrVotingClosed
 	// ErrInvalid is returned for bad input and bad option values. Nothing is
 	// written when it is returned.
-	ErrInvalid = errs.Invalid
+	ErrInvalid = errs.ErrInvalid
 	// ErrCorrupt is returned when stored data is not as this library or the
 	// book's code writes it: a field that does not parse, such as a time of
 	// "abc", or a key of the wrong type where an operation reads or writes.
 	// The error names the key or field. Nothing is written when it is
 	// returned; listings skip such articles instead.
-	ErrCorrupt = errs.Corrupt
+	ErrCorrupt = errs.ErrCorrupt
 	// ErrNotIndexed is returned by a listing or a count of an index that
 	// the namespace holds articles without: one of an order the Store keeps
 	// (WithOrders), a live group index (WithLiveGroups), karma (WithKarma)
@@ -36,11 +36,11 @@ var (
 	// an index kept since the namespace's first article, listings never
 	// return it, unless a Store that does not keep the index posts an
 	// article or changes its groups, which it cannot write there.
-	ErrNotIndexed = errs.NotIndexed
+	ErrNotIndexed = errs.ErrNotIndexed
 	// ErrDuplicate is returned, with WithUniqueLinks, for a post or an
 	// edit whose link another article has already; the error names that
 	// article's id. Nothing is written when it is returned.
-	ErrDuplicate = errs.Duplicate
+	ErrDuplicate = errs.ErrDuplicate
 )
 
 // An opError is the error of one public method: "voting: vote on article

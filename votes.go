@@ -145,7 +145,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	case script.ReplyOK, script.ReplyUnchanged:
 		return nil
 	case script.ReplyClosed:
-		return errs.Of(errs.VotingClosed, "the article is older than "+s.cutoff.String())
+		return errs.Of(errs.ErrVotingClosed, "the article is older than "+s.cutoff.String())
 	}
 	return st.Err()
 }

@@ -14,12 +14,12 @@ import (
 
 // The sentinels; the voting package documents each.
 var (
-	NotFound     = errors.New("voting: article not found")
-	VotingClosed = errors.New("voting: voting closed")
-	Invalid      = errors.New("voting: invalid input")
-	Corrupt      = errors.New("voting: corrupt data")
-	NotIndexed   = errors.New("voting: index not built")
-	Duplicate    = errors.New("voting: duplicate link")
+	ErrNotFound     = errors.New("voting: article not found")
+	ErrVotingClosed = errors.New("voting: voting closed")
+	ErrInvalid      = errors.New("voting: invalid input")
+	ErrCorrupt      = errors.New("voting: corrupt data")
+	ErrNotIndexed   = errors.New("voting: index not built")
+	ErrDuplicate    = errors.New("voting: duplicate link")
 )
 
 // Prefix starts the text of every error of the package, once.
@@ -38,17 +38,17 @@ func (e *kindError) Unwrap() error { return e.kind }
 // Of is the sentinel kind with a detail.
 func Of(kind error, detail string) error { return &kindError{kind, detail} }
 
-// Invalidf is Invalid with a detail.
+// Invalidf is ErrInvalid with a detail.
 func Invalidf(format string, args ...any) error {
-	return &kindError{Invalid, fmt.Sprintf(format, args...)}
+	return &kindError{ErrInvalid, fmt.Sprintf(format, args...)}
 }
 
-// Corruptf is Corrupt with a detail, which names the key or field.
+// Corruptf is ErrCorrupt with a detail, which names the key or field.
 func Corruptf(format string, args ...any) error {
-	return &kindError{Corrupt, fmt.Sprintf(format, args...)}
+	return &kindError{ErrCorrupt, fmt.Sprintf(format, args...)}
 }
 
-// WrongType words Redis's WRONGTYPE error for cmd on key as Corrupt,
+// WrongType words Redis's WRONGTYPE error for cmd on key as ErrCorrupt,
 // naming the key; other errors pass as they are.
 func WrongType(err error, key, cmd string) error {
 	if IsWrongType(err) {

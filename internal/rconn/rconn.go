@@ -404,7 +404,7 @@ func NoScript(err any) bool {
 }
 
 // ReplyError is the first error Redis answered to one of a pipeline's
-// commands, with a WRONGTYPE worded as errs.Corrupt naming the command's
+// commands, with a WRONGTYPE worded as errs.ErrCorrupt naming the command's
 // key (its first argument); nil if there is none.
 func ReplyError(cmds []Command, replies []any) error {
 	for i, reply := range replies {

@@ -54,13 +54,13 @@ const (
 // indexed: is field.
 func NotIndexed(field string) error {
 	if order, live := strings.CutPrefix(field, LivePart); live {
-		return errs.Of(errs.NotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order))
+		return errs.Of(errs.ErrNotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order))
 	}
 	switch field {
 	case KarmaField:
-		return errs.Of(errs.NotIndexed, "karma does not count every article yet: run Reindex to count it")
+		return errs.Of(errs.ErrNotIndexed, "karma does not count every article yet: run Reindex to count it")
 	case LinksField:
-		return errs.Of(errs.NotIndexed, "the index of links does not hold every article's yet: run Reindex to build it")
+		return errs.Of(errs.ErrNotIndexed, "the index of links does not hold every article's yet: run Reindex to build it")
 	}
-	return errs.Of(errs.NotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field))
+	return errs.Of(errs.ErrNotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field))
 }

@@ -47,16 +47,16 @@ func ReadStatus(reply any, err error) (Status, error) {
 }
 
 // Err is the error of a status that its caller does not handle itself:
-// errs.NotFound (the operation names the article), errs.Corrupt with the
+// errs.ErrNotFound (the operation names the article), errs.ErrCorrupt with the
 // script's detail, or an unexpected reply.
 func (st Status) Err() error {
 	switch st.Word {
 	case ReplyNotFound:
-		return errs.NotFound
+		return errs.ErrNotFound
 	case ReplyCorrupt:
 		return errs.Corruptf("%s", st.Detail)
 	case ReplyDuplicate:
-		return errs.Of(errs.Duplicate, fmt.Sprintf("article %s has the link already", st.Detail))
+		return errs.Of(errs.ErrDuplicate, fmt.Sprintf("article %s has the link already", st.Detail))
 	}
 	return fmt.Errorf("unexpected reply %q", strings.TrimSpace(st.Word+" "+st.Detail))
 }
