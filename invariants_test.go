@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/schema"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -207,11 +208,6 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 	everyArticle := func(string) bool { return true }
-	for _, order := range e.store.Orders() {
-		if order != voting.ByScore && order != voting.ByTime {
-			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, true)
-		}
-	}
 
 	counter, err := redis.String(c.Do("GET", e.key("article:")))
 	if err != nil && err != redis.ErrNil {
@@ -274,27 +270,6 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			fail("%s belongs to no article", record)
 		}
 	}
-	// groupsizes: is the size of each group's set.
-	sizes, err := redis.StringMap(c.Do("ZRANGE", e.key("groupsizes:"), 0, -1, "WITHSCORES"))
-	if err != nil {
-		e.t.Fatalf("ZRANGE groupsizes: %v", err)
-	}
-	for _, index := range indexes {
-		if name, ok := strings.CutPrefix(index, e.key("group:")); ok {
-			n, err := redis.Int(c.Do("SCARD", index))
-			if err != nil {
-				e.t.Fatalf("SCARD %s: %v", index, err)
-			}
-			if want := strconv.Itoa(n); sizes[name] != want {
-				fail("groupsizes: gives %s %q, its set holds %d", name, sizes[name], n)
-			}
-			delete(sizes, name)
-		}
-	}
-	for name, size := range sizes {
-		fail("groupsizes: gives %s %s, which has no set", name, size)
-	}
-	e.checkPeople(c, all, articles, cutoff, fail)
 	// With live groups, each group's live index of each kept order is the
 	// site's index of that order filtered to the group's members, with the
 	// same values; and every live index is of a kept order and a group.
@@ -320,81 +295,148 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 		return checked
 	}
-	if e.store.LiveGroups() {
-		kept := map[string]bool{}
-		for _, order := range e.store.Orders() {
-			for index := range checkLive(order, true) {
-				kept[index] = true
-			}
-		}
-		for _, k := range all {
-			if strings.HasPrefix(k, e.key("live:")) && !kept[k] {
-				fail("%s is the live index of no kept order of a group", k)
-			}
-		}
-	}
 	marks, err := redis.StringMap(c.Do("HGETALL", e.key("indexed:")))
 	if err != nil {
 		e.t.Fatalf("HGETALL indexed: %v", err)
 	}
-	for field, mark := range marks {
-		name, live := strings.CutPrefix(field, "live:")
-		order, err := voting.ParseOrder(name)
-		if field == "karma" || field == "links" {
-			continue // checked by checkPeople
-		}
-		switch {
-		case err != nil || order.String() != name || !live && (order == voting.ByScore || order == voting.ByTime):
-			fail("indexed: holds %q, the field of no index", field)
-			continue
-		case mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark):
-			fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
-			continue
-		case mark != "1":
-			continue
-		}
-		switch {
-		case live && !(e.store.LiveGroups() && keptOrder[order]):
-			checkLive(order, false)
-		case !live && !keptOrder[order]:
-			checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, false)
+	// checkMarks checks the marks of the kind of index named, and an index
+	// of an order marked built that the Store does not keep.
+	checkMarks := func(kind string) {
+		for field, mark := range marks {
+			name, live := strings.CutPrefix(field, "live:")
+			order, err := voting.ParseOrder(name)
+			switch {
+			case field == "karma" || field == "links":
+				if kind == field && mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark) {
+					fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
+				}
+				continue
+			case live != (kind == "live"):
+				continue
+			case err != nil || order.String() != name || !live && (order == voting.ByScore || order == voting.ByTime):
+				fail("indexed: holds %q, the field of no index", field)
+				continue
+			case mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark):
+				fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
+				continue
+			case mark != "1":
+				continue
+			}
+			switch {
+			case live && !(e.store.LiveGroups() && keptOrder[order]):
+				checkLive(order, false)
+			case !live && !keptOrder[order]:
+				checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, false)
+			}
 		}
 	}
-	for _, history := range histories {
-		user := strings.TrimPrefix(history, e.key("history:"))
-		if ttl, err := redis.Int64(c.Do("PTTL", history)); err != nil || ttl < 0 {
-			fail("history %s has no time to live (PTTL %d, %v)", history, ttl, err)
-		}
-		entries, err := redis.Strings(c.Do("ZRANGE", history, 0, -1))
-		if err != nil {
-			e.t.Fatalf("ZRANGE %s: %v", history, err)
-		}
-		seen := map[string]bool{}
-		for _, entry := range entries {
-			word, member, _ := strings.Cut(entry, ":")
-			id, isArticle := strings.CutPrefix(member, e.key("article:"))
-			if word != "up" && word != "down" || !isArticle {
-				fail("%s holds %q, not a direction and an article", history, entry)
-				continue
-			}
-			if seen[member] {
-				fail("%s holds %s twice", history, member)
-			}
-			seen[member] = true
-			a, exists := articles[member]
-			if !exists {
-				if !e.closedDeletes {
-					fail("%s holds %q, of no article", history, entry)
-				}
-				continue
-			}
-			if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
-				set := map[string]string{"up": "voted:", "down": "downvoted:"}[word] + id
-				if in, err := redis.Bool(c.Do("SISMEMBER", e.key(set), user)); err != nil || !in {
-					fail("%s holds %q, but %s lacks %s", history, entry, set, user)
+	// The checks of each kind of index the library keeps (schema.Indexes),
+	// each a kind's invariant as the table words it.
+	checks := map[string]func(){
+		"orders": func() {
+			for _, order := range e.store.Orders() {
+				if order != voting.ByScore && order != voting.ByTime {
+					checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, true)
 				}
 			}
+			checkMarks("orders")
+		},
+		"live": func() {
+			if e.store.LiveGroups() {
+				kept := map[string]bool{}
+				for _, order := range e.store.Orders() {
+					for index := range checkLive(order, true) {
+						kept[index] = true
+					}
+				}
+				for _, k := range all {
+					if strings.HasPrefix(k, e.key("live:")) && !kept[k] {
+						fail("%s is the live index of no kept order of a group", k)
+					}
+				}
+			}
+			checkMarks("live")
+		},
+		"sizes": func() {
+			// groupsizes: is the size of each group's set.
+			sizes, err := redis.StringMap(c.Do("ZRANGE", e.key("groupsizes:"), 0, -1, "WITHSCORES"))
+			if err != nil {
+				e.t.Fatalf("ZRANGE groupsizes: %v", err)
+			}
+			for _, index := range indexes {
+				if name, ok := strings.CutPrefix(index, e.key("group:")); ok {
+					n, err := redis.Int(c.Do("SCARD", index))
+					if err != nil {
+						e.t.Fatalf("SCARD %s: %v", index, err)
+					}
+					if want := strconv.Itoa(n); sizes[name] != want {
+						fail("groupsizes: gives %s %q, its set holds %d", name, sizes[name], n)
+					}
+					delete(sizes, name)
+				}
+			}
+			for name, size := range sizes {
+				fail("groupsizes: gives %s %s, which has no set", name, size)
+			}
+		},
+		"history": func() {
+			for _, history := range histories {
+				user := strings.TrimPrefix(history, e.key("history:"))
+				if ttl, err := redis.Int64(c.Do("PTTL", history)); err != nil || ttl < 0 {
+					fail("history %s has no time to live (PTTL %d, %v)", history, ttl, err)
+				}
+				entries, err := redis.Strings(c.Do("ZRANGE", history, 0, -1))
+				if err != nil {
+					e.t.Fatalf("ZRANGE %s: %v", history, err)
+				}
+				seen := map[string]bool{}
+				for _, entry := range entries {
+					word, member, _ := strings.Cut(entry, ":")
+					id, isArticle := strings.CutPrefix(member, e.key("article:"))
+					if word != "up" && word != "down" || !isArticle {
+						fail("%s holds %q, not a direction and an article", history, entry)
+						continue
+					}
+					if seen[member] {
+						fail("%s holds %s twice", history, member)
+					}
+					seen[member] = true
+					a, exists := articles[member]
+					if !exists {
+						if !e.closedDeletes {
+							fail("%s holds %q, of no article", history, entry)
+						}
+						continue
+					}
+					if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
+						set := map[string]string{"up": "voted:", "down": "downvoted:"}[word] + id
+						if in, err := redis.Bool(c.Do("SISMEMBER", e.key(set), user)); err != nil || !in {
+							fail("%s holds %q, but %s lacks %s", history, entry, set, user)
+						}
+					}
+				}
+			}
+		},
+		"posts": func() { e.checkPosts(c, all, articles, fail) },
+		"karma": func() {
+			checkMarks("karma")
+			e.checkKarma(c, articles, cutoff, marks, fail)
+		},
+		"links": func() {
+			checkMarks("links")
+			e.checkLinks(c, articles, marks, fail)
+		},
+	}
+	for _, ix := range schema.Indexes {
+		check, ok := checks[ix.Name]
+		if !ok {
+			e.t.Fatalf("the invariant checker has no check of the %s indexes (schema.Indexes): %s", ix.Name, ix.Invariant)
 		}
+		check()
+		delete(checks, ix.Name)
+	}
+	for name := range checks {
+		e.t.Fatalf("the invariant checker checks %s indexes, which schema.Indexes does not describe", name)
 	}
 	for _, index := range indexes {
 		var members []string
@@ -428,64 +470,31 @@ type articleCounts struct {
 	up, down      int64
 }
 
-// checkPeople checks the keys of each user's articles, of karma and of
-// links against the articles (all are the namespace's keys), through fail.
-func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articleCounts, cutoff time.Duration,
-	fail func(format string, args ...any)) {
+// hashes reads the hash of each article.
+func (e *env) hashes(c redis.Conn, articles map[string]articleCounts) map[string]map[string]string {
 	e.t.Helper()
-	marks, err := redis.StringMap(c.Do("HGETALL", e.key("indexed:")))
-	if err != nil {
-		e.t.Fatalf("HGETALL indexed: %v", err)
-	}
-	for _, f := range []string{"karma", "links"} {
-		if m, ok := marks[f]; ok && m != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(m) {
-			fail("indexed: %s = %q, neither built nor being built by a run", f, m)
-		}
-	}
-	withKarma := e.store.KeepsKarma() || marks["karma"] == "1"
-	withLinks := e.store.UniqueLinks() || marks["links"] == "1"
-	posts := map[string]map[string]string{} // user -> member -> posting time
-	karma := map[string]int64{}             // user -> sum of parts
-	links := map[string]string{}            // article member -> its link's key
-	now := e.clock.Now()
-	for member, a := range articles {
+	out := map[string]map[string]string{}
+	for member := range articles {
 		h, err := redis.StringMap(c.Do("HGETALL", member))
 		if err != nil {
 			e.t.Fatalf("HGETALL %s: %v", member, err)
 		}
-		id := strings.TrimPrefix(member, e.key("article:"))
+		out[member] = h
+	}
+	return out
+}
+
+// checkPosts checks each user's index of articles (posts:<user>) against
+// the articles (all are the namespace's keys), through fail.
+func (e *env) checkPosts(c redis.Conn, all []string, articles map[string]articleCounts, fail func(format string, args ...any)) {
+	e.t.Helper()
+	posts := map[string]map[string]string{} // user -> member -> posting time
+	for member, h := range e.hashes(c, articles) {
 		poster := h["poster"]
 		if posts[poster] == nil {
 			posts[poster] = map[string]string{}
 		}
 		posts[poster][member] = h["time"]
-		links[member] = voting.LinkKey(h["link"])
-		part, has := h["karma"]
-		if !has {
-			if withKarma {
-				fail("article %s has no karma field", id)
-			}
-			continue
-		}
-		n, err := strconv.ParseInt(part, 10, 64)
-		if err != nil {
-			fail("article %s: karma %q does not parse", id, part)
-			continue
-		}
-		karma[poster] += n
-		if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
-			up, _ := redis.Bool(c.Do("SISMEMBER", e.key("voted:"+id), poster))
-			down, _ := redis.Bool(c.Do("SISMEMBER", e.key("downvoted:"+id), poster))
-			own := int64(0)
-			if up {
-				own = 1
-			} else if down {
-				own = -1
-			}
-			if want := a.up - a.down - own; n != want {
-				fail("article %s: karma %d, want %d up - %d down - own vote %d = %d", id, n, a.up, a.down, own, want)
-			}
-		}
 	}
 	for _, k := range all {
 		user, ok := strings.CutPrefix(k, e.key("posts:"))
@@ -514,6 +523,47 @@ func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articl
 	for user, members := range posts {
 		fail("user %q posted %d articles, but has no index of them", user, len(members))
 	}
+}
+
+// checkKarma checks each article's part of its poster's karma and karma:
+// against the articles, through fail; marks are the fields of indexed:.
+func (e *env) checkKarma(c redis.Conn, articles map[string]articleCounts, cutoff time.Duration, marks map[string]string,
+	fail func(format string, args ...any)) {
+	e.t.Helper()
+	withKarma := e.store.KeepsKarma() || marks["karma"] == "1"
+	karma := map[string]int64{} // user -> sum of parts
+	now := e.clock.Now()
+	for member, h := range e.hashes(c, articles) {
+		a := articles[member]
+		id := strings.TrimPrefix(member, e.key("article:"))
+		poster := h["poster"]
+		part, has := h["karma"]
+		if !has {
+			if withKarma {
+				fail("article %s has no karma field", id)
+			}
+			continue
+		}
+		n, err := strconv.ParseInt(part, 10, 64)
+		if err != nil {
+			fail("article %s: karma %q does not parse", id, part)
+			continue
+		}
+		karma[poster] += n
+		if time.Unix(0, int64(a.posted*1e9)).Add(cutoff).After(now) {
+			up, _ := redis.Bool(c.Do("SISMEMBER", e.key("voted:"+id), poster))
+			down, _ := redis.Bool(c.Do("SISMEMBER", e.key("downvoted:"+id), poster))
+			own := int64(0)
+			if up {
+				own = 1
+			} else if down {
+				own = -1
+			}
+			if want := a.up - a.down - own; n != want {
+				fail("article %s: karma %d, want %d up - %d down - own vote %d = %d", id, n, a.up, a.down, own, want)
+			}
+		}
+	}
 	sums, err := redis.StringMap(c.Do("ZRANGE", e.key("karma:"), 0, -1, "WITHSCORES"))
 	if err != nil {
 		e.t.Fatalf("ZRANGE karma: %v", err)
@@ -533,6 +583,18 @@ func (e *env) checkPeople(c redis.Conn, all []string, articles map[string]articl
 		if sum != 0 {
 			fail("karma: lacks %q, whose articles' parts sum to %d", user, sum)
 		}
+	}
+}
+
+// checkLinks checks the index of links and linkshares: against the
+// articles, through fail; marks are the fields of indexed:.
+func (e *env) checkLinks(c redis.Conn, articles map[string]articleCounts, marks map[string]string,
+	fail func(format string, args ...any)) {
+	e.t.Helper()
+	withLinks := e.store.UniqueLinks() || marks["links"] == "1"
+	links := map[string]string{} // article member -> its link's key
+	for member, h := range e.hashes(c, articles) {
+		links[member] = voting.LinkKey(h["link"])
 	}
 	linked, err := redis.StringMap(c.Do("HGETALL", e.key("links:")))
 	if err != nil {

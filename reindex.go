@@ -238,24 +238,24 @@ func newToken() (string, error) {
 }
 
 // reindexRunName names what a run of Reindex builds, so that a run is gone
-// on with only by Stores that build the same: the kept orders beyond the
-// book's two, and whether groups are live.
+// on with only by Stores that build the same: the kinds of index
+// (schema.Indexes) that an option keeps and Reindex builds, of the orders'
+// those of the kept orders beyond the book's two.
 func (s *Store) reindexRunName() string {
-	var b strings.Builder
-	for _, o := range s.kept[2:] {
-		b.WriteString(schema.Orders[o].Name)
-		b.WriteByte(' ')
+	var words []string
+	for _, ix := range schema.Indexes {
+		switch {
+		case ix.Option == "" || ix.Mark == "" && !ix.PerOrder:
+			// Built by every run, or by none.
+		case ix.Name == "orders":
+			for _, o := range s.kept[2:] {
+				words = append(words, schema.Orders[o].Name)
+			}
+		case s.keepsIndex(ix.Name):
+			words = append(words, ix.Name)
+		}
 	}
-	if s.live {
-		b.WriteString("live ")
-	}
-	if s.karma {
-		b.WriteString("karma ")
-	}
-	if s.unique {
-		b.WriteString("links")
-	}
-	return b.String()
+	return strings.Join(words, " ")
 }
 
 // A reindexRun is one call of Reindex and where its run stands: the fields

@@ -195,33 +195,45 @@ const defaultReindexBatch = 100
 // and of those it does not (unbuilt), and of those the live ones (the
 // indexes a change of groups writes).
 func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
-	for i := range schema.Orders {
-		o := Order(i)
-		if f := schema.BuildField(int(o), false); f != "" {
-			if s.keeps[o] {
-				built = append(built, f)
-			} else {
-				unbuilt = append(unbuilt, f)
-			}
-		}
-		if f := schema.BuildField(int(o), true); s.live && s.keeps[o] {
-			built = append(built, f)
-		} else {
-			unbuilt = append(unbuilt, f)
-			unbuiltLive = append(unbuiltLive, f)
+	mark := func(ix schema.Index, field string, kept bool) {
+		switch {
+		case field == "":
+		case kept:
+			built = append(built, field)
+		case ix.PerGroup:
+			unbuilt, unbuiltLive = append(unbuilt, field), append(unbuiltLive, field)
+		default:
+			unbuilt = append(unbuilt, field)
 		}
 	}
-	for _, f := range [...]struct {
-		field string
-		kept  bool
-	}{{schema.KarmaField, s.karma}, {schema.LinksField, s.unique}} {
-		if f.kept {
-			built = append(built, f.field)
-		} else {
-			unbuilt = append(unbuilt, f.field)
+	for _, ix := range schema.Indexes {
+		if !ix.PerOrder {
+			mark(ix, ix.Mark, s.keepsIndex(ix.Name))
+			continue
+		}
+		for i, spec := range schema.Orders {
+			if ix.Mark != "" || !spec.Always {
+				mark(ix, ix.Mark+spec.Name, s.keeps[i] && s.keepsIndex(ix.Name))
+			}
 		}
 	}
 	return built, unbuilt, unbuiltLive
+}
+
+// keepsIndex reports whether the Store keeps the kind of index name
+// (schema.Indexes): one of an order's, per order, by keeps.
+func (s *Store) keepsIndex(name string) bool {
+	switch name {
+	case "live":
+		return s.live
+	case "history":
+		return s.history > 0
+	case "karma":
+		return s.karma
+	case "links":
+		return s.unique
+	}
+	return true // the orders', per order, and those every Store keeps
 }
 
 // checkOrder refuses an unknown order, and one whose index the Store does

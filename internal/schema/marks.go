@@ -18,13 +18,6 @@ package schema
 // it takes that index's mark away), or a later run has started in its
 // place: the run then leaves the index unmarked, or to the later run.
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/articlevote/voting/internal/errs"
-)
-
 // BuiltYes is the value of a field of indexed: whose index holds every
 // article; a run of Reindex that builds it marks it "0:<token>" first.
 const BuiltYes = "1"
@@ -49,18 +42,3 @@ const (
 	KarmaField = "karma"
 	LinksField = "links"
 )
-
-// NotIndexed is ErrNotIndexed for a listing of the index whose field of
-// indexed: is field.
-func NotIndexed(field string) error {
-	if order, live := strings.CutPrefix(field, LivePart); live {
-		return errs.Of(errs.ErrNotIndexed, fmt.Sprintf("the groups' live %s indexes do not hold every article yet: run Reindex to build them", order))
-	}
-	switch field {
-	case KarmaField:
-		return errs.Of(errs.ErrNotIndexed, "karma does not count every article yet: run Reindex to count it")
-	case LinksField:
-		return errs.Of(errs.ErrNotIndexed, "the index of links does not hold every article's yet: run Reindex to build it")
-	}
-	return errs.Of(errs.ErrNotIndexed, fmt.Sprintf("the %s index does not hold every article yet: run Reindex to build it", field))
-}

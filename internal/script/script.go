@@ -87,7 +87,7 @@ func All() []*Script {
 
 // libraryFiles are the files of lua/lib, in the order their functions are
 // written before a script: a function comes after those it uses.
-var libraryFiles = []string{"args", "numbers", "journal", "values", "articles", "groups", "marks", "reindex",
+var libraryFiles = []string{"args", "numbers", "journal", "values", "articles", "groups", "karma", "marks", "reindex",
 	"cursors", "links", "windows", "history"}
 
 // load reads lua/name: its header, the Lua that reads its arguments, and

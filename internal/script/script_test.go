@@ -272,3 +272,30 @@ func TestMarkIsAPostingTime(t *testing.T) {
 		}
 	}
 }
+
+// TestEachKindOfIndexHasItsLibrary: a kind of index whose description
+// (schema.Indexes) names a file of the library has it, and the file
+// defines a function.
+func TestEachKindOfIndexHasItsLibrary(t *testing.T) {
+	for _, ix := range schema.Indexes {
+		if ix.Lib == "" {
+			continue
+		}
+		file := "lib/" + ix.Lib + ".lua"
+		src, err := luaFiles.ReadFile("lua/" + file)
+		if err != nil {
+			t.Errorf("the %s indexes' library %s: %v", ix.Name, file, err)
+			continue
+		}
+		if !strings.Contains(string(src), "\nlocal function ") {
+			t.Errorf("the %s indexes' library %s defines no function", ix.Name, file)
+		}
+		found := false
+		for _, f := range libraryFiles {
+			found = found || f == ix.Lib
+		}
+		if !found {
+			t.Errorf("the %s indexes' library %s is not among the files the loader reads", ix.Name, file)
+		}
+	}
+}

@@ -97,19 +97,14 @@ if bad then
 	return bad
 end
 -- The poster's index of articles and karma, and the index of links.
-local posts, inPosts, karmaPart, lastPost, change, karmaNow
+local posts, inPosts, change, taken
 if poster then
 	posts = postsPrefix .. poster
 	inPosts, bad = try('ZSCORE', posts, member)
 	if bad then
 		return bad
 	end
-	lastPost = inPosts and redis.call('ZCARD', posts) == 1
-	karmaPart = whole(part or '0')
-	if not karmaPart then
-		return 'corrupt ' .. hash .. ' field karma ' .. quote(part) .. ' is not a whole number'
-	end
-	karmaNow, bad = try('ZSCORE', karma, poster)
+	taken, bad = karmaOfDeletion(karma, hash, poster, part, inPosts and redis.call('ZCARD', posts) == 1)
 	if bad then
 		return bad
 	end
@@ -144,13 +139,7 @@ redis.call('DEL', hash, record)
 if inPosts then
 	redis.call('ZREM', posts, member)
 end
--- The poster leaves karma: with their last article, unless articles
--- outside posts:<user> (the book's, until Reindex) leave them karma.
-if lastPost and karmaNow and tonumber(karmaNow) == karmaPart then
-	redis.call('ZREM', karma, poster)
-elseif karmaPart and karmaPart ~= 0 then
-	redis.call('ZINCRBY', karma, -karmaPart, poster)
-end
+karmaWritten(karma, nil, poster, taken)
 release(links, shared, change)
 for _, index in ipairs(indexes) do
 	redis.call('ZREM', index, member)

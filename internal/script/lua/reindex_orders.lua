@@ -153,24 +153,10 @@ for i, member in ipairs(members) do
 			end
 			posts[#posts + 1] = {key, walked[2 * i], member}
 			if karma then
-				-- The part while voting is open: a voter set with members
-				-- by its count is there. Else the part it has, or one with
-				-- the poster's up-vote.
-				local voted, downvoted = votedPrefix .. id, downvotedPrefix .. id
-				local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
-				local new = part
-				if open then
-					local isUp, isDown
-					isUp, bad = try('SISMEMBER', voted, poster)
-					if not bad then
-						isDown, bad = try('SISMEMBER', downvoted, poster)
-					end
-					if bad then
-						return bad
-					end
-					new = ups - downs - isUp + isDown
-				elseif not part then
-					new = ups - downs - (ups > 0 and 1 or 0)
+				local new
+				new, bad = karmaCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part)
+				if bad then
+					return bad
 				end
 				parts[#parts + 1] = {member, poster, new, new - (part or 0)}
 			end

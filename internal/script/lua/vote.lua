@@ -124,39 +124,13 @@ if not finite(newScore) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
 end
 
--- The article's part of its poster's karma, if it changes: part is the
--- new part, karmaChange how much the poster's karma moves.
-local poster, part, karmaChange = fields[4], nil, 0
+-- With karma, what the vote moves of its poster's karma.
+local poster, moved = fields[4], nil
 if karma and poster then
-	local old = fields[5]
-	if old then
-		part = whole(old)
-		if not part then
-			return 'corrupt ' .. hash .. ' field karma ' .. quote(old) .. ' is not a whole number'
-		end
-		if user ~= poster then
-			part = part + net
-		end
-	else
-		-- No part yet: counted from the counts after the vote, less the
-		-- poster's own vote after it.
-		local own
-		if user == poster then
-			own = up + isUp - (down + isDown)
-		else
-			own = redis.call('SISMEMBER', voted, poster) - (downs > 0 and redis.call('SISMEMBER', downvoted, poster) or 0)
-		end
-		part = ups + up - (downs + down) - own
-	end
-	karmaChange = part - (old and tonumber(old) or 0)
-	if karmaChange ~= 0 or not old then
-		local _
-		_, bad = try('ZSCORE', karma, poster)
-		if bad then
-			return bad
-		end
-	else
-		part = nil -- unchanged: nothing to write
+	moved, bad = karmaOfVote(karma, hash, poster, fields[5], user, {net = net, up = up, down = down, isUp = isUp,
+		isDown = isDown, ups = ups, downs = downs, voted = voted, downvoted = downvoted})
+	if bad then
+		return bad
 	end
 end
 
@@ -250,8 +224,7 @@ end
 if down ~= 0 then
 	redis.call('HINCRBY', hash, 'downvotes', down)
 end
-if part then
-	redis.call('HSET', hash, 'karma', string.format('%d', part))
-	redis.call('ZINCRBY', karma, karmaChange, poster)
+if karma then
+	karmaWritten(karma, hash, poster, moved)
 end
 return 'ok'
