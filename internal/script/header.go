@@ -15,7 +15,12 @@ package script
 // entry cond is set (a flag that is true, a number above 0, a string that
 // is not empty). An entry of ARGV is a string; "name:num" a number,
 // "name:flag" '1' or '0' read as a boolean; "list[a b]" a list sent as its
-// length and then each column's entries (the library's columns reads it).
+// length and then each column's entries (the library's columns reads it
+// into a table of a table per column). "list[a b]:place" is a list read in
+// place, for a script on the hot path that makes no table it does not
+// need (a table costs Redis about what a command does): the local list is
+// its length, and listA, listB (and for its keys listField) the places
+// before each column's first entry, so that entry i's a is ARGV[listA + i].
 // A header may run on over lines that start with "--" and three spaces.
 
 import (
@@ -31,10 +36,12 @@ type entry struct {
 	// cond names the ARGV entry that says whether an optional key is sent.
 	cond string
 	// list is set for a list: field, for KEYS, the name of its keys in the
-	// list's table; columns, for ARGV, the list's columns.
+	// list's table; columns, for ARGV, the list's columns; place, for ARGV,
+	// that the list is read in place.
 	list    bool
 	field   string
 	columns []string
+	place   bool
 }
 
 // A header is a script's KEYS and ARGV, as its header names them.
@@ -128,12 +135,16 @@ func parseEntry(word string, key bool) (entry, error) {
 	if name, cond, ok := strings.Cut(word, "?"); ok && key {
 		return entry{name: name, cond: cond}, checkNames(word, name, cond)
 	}
-	if name, cols, ok := strings.Cut(word, "["); ok && !key && strings.HasSuffix(cols, "]") {
+	if name, cols, ok := strings.Cut(word, "["); ok && !key {
+		cols, place := strings.CutSuffix(cols, "]:place")
+		if !place && !strings.HasSuffix(cols, "]") {
+			return entry{}, fmt.Errorf("%q is no entry of a header", word)
+		}
 		columns := strings.Fields(strings.TrimSuffix(cols, "]"))
 		if len(columns) == 0 || len(columns) > 4 {
 			return entry{}, fmt.Errorf("list %q has %d columns, not 1 to 4", word, len(columns))
 		}
-		return entry{name: name, list: true, columns: columns}, checkNames(word, append([]string{name}, columns...)...)
+		return entry{name: name, list: true, columns: columns, place: place}, checkNames(word, append([]string{name}, columns...)...)
 	}
 	if name, kind, ok := strings.Cut(word, ":"); ok && !key {
 		if kind != "num" && kind != "flag" {
@@ -187,6 +198,24 @@ func (h header) prologue() string {
 	}
 	for _, e := range h.args {
 		switch {
+		case e.list && e.place:
+			// The length, then the place before each column's entries.
+			at := "a"
+			if static {
+				flush()
+				at = fmt.Sprint(a)
+				fmt.Fprintf(&b, "local a\n")
+			}
+			fmt.Fprintf(&b, "local %s = tonumber(ARGV[%s])\n", e.name, at)
+			for i, col := range e.columns {
+				place := at
+				if i > 0 {
+					place = fmt.Sprintf("%s + %d * %s", at, i, e.name)
+				}
+				fmt.Fprintf(&b, "local %s = %s\n", placeName(e.name, col), place)
+			}
+			fmt.Fprintf(&b, "a = %s + 1 + %d * %s\n", at, len(e.columns), e.name)
+			static = false
 		case e.list && static:
 			flush()
 			fmt.Fprintf(&b, "local %s, a = columns(%d, '%s')\n", e.name, a, strings.Join(e.columns, "', '"))
@@ -226,8 +255,15 @@ func (h header) prologue() string {
 			kstatic = false
 		}
 	}
+	inPlace := map[string]bool{}
+	for _, e := range h.args {
+		inPlace[e.name] = e.list && e.place
+	}
 	for _, e := range h.keys {
 		switch {
+		case e.list && inPlace[e.name]:
+			dynamic()
+			fmt.Fprintf(&b, "local %s = k - 1\nk = k + %s\n", placeName(e.name, e.field), e.name)
 		case e.list:
 			dynamic()
 			fmt.Fprintf(&b, "%s.%s = {unpack(KEYS, k, k + %s.n - 1)}\nk = k + %s.n\n", e.name, e.field, e.name, e.name)
@@ -247,6 +283,12 @@ func (h header) prologue() string {
 	}
 	fmt.Fprintf(&b, "sent(%s, %s)\n", keysRead, argsRead)
 	return b.String()
+}
+
+// placeName is the local that holds the place before the first entry of a
+// column of a list read in place: listColumn.
+func placeName(list, column string) string {
+	return list + strings.ToUpper(column[:1]) + column[1:]
 }
 
 // argValue is the Lua value of an ARGV entry read from place.

@@ -266,16 +266,18 @@ func TestScriptsReadWhatTheyAreSent(t *testing.T) {
 // name, or an entry that is no name, is refused when the script loads.
 func TestHeaderRules(t *testing.T) {
 	for src, want := range map[string]string{
-		"-- KEYS: a a\n-- ARGV: b\n":                "twice",
-		"-- KEYS: a\n-- ARGV: b b\n":                "twice",
-		"-- KEYS: list[].key\n-- ARGV: b\n":         "no ARGV list",
-		"-- KEYS: a?c\n-- ARGV: b\n":                "does not name",
-		"-- KEYS: a-b\n-- ARGV: b\n":                "no entry",
-		"-- KEYS: a\n-- ARGV: b:bool\n":             "no kind",
-		"-- KEYS: a\n-- ARGV: l[]\n":                "columns",
-		"-- KEYS: a\n":                              "no KEYS or no ARGV",
-		"-- KEYS: b\n-- ARGV: b\n":                  "both name",
-		"-- KEYS: k l[].x\n-- ARGV: l[x y] m:num\n": "",
+		"-- KEYS: a a\n-- ARGV: b\n":                      "twice",
+		"-- KEYS: a\n-- ARGV: b b\n":                      "twice",
+		"-- KEYS: list[].key\n-- ARGV: b\n":               "no ARGV list",
+		"-- KEYS: a?c\n-- ARGV: b\n":                      "does not name",
+		"-- KEYS: a-b\n-- ARGV: b\n":                      "no entry",
+		"-- KEYS: a\n-- ARGV: b:bool\n":                   "no kind",
+		"-- KEYS: a\n-- ARGV: l[]\n":                      "columns",
+		"-- KEYS: a\n":                                    "no KEYS or no ARGV",
+		"-- KEYS: b\n-- ARGV: b\n":                        "both name",
+		"-- KEYS: k l[].x\n-- ARGV: l[x y] m:num\n":       "",
+		"-- KEYS: k l[].x\n-- ARGV: l[x y]:place m:num\n": "",
+		"-- KEYS: k\n-- ARGV: l[x y]:plac\n":              "no entry",
 	} {
 		_, err := parseHeader("test.lua", src)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {

@@ -3,14 +3,16 @@
 -- KEYS: hash byScore voted downvoted orders[].index record?livePrefix
 --       history?historyMillis karma?keepKarma
 -- ARGV: member user dir nowText cutoff:num historyMillis:num livePrefix
---       minusTwo minusOne plusOne plusTwo orders[key kind] keepKarma:flag
+--       minusTwo minusOne plusOne plusTwo orders[key kind]:place keepKarma:flag
 --
 -- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
 -- seconds; historyMillis 0 without a history, livePrefix '' without live
 -- groups; minusTwo to plusTwo the score's change for a net change of -2,
 -- -1, 1 and 2 votes, worked out in Go so that its text is exact. orders
 -- are the kept orders, each with its index's key after the prefix and the
--- kind of its index; byScore is also the index of ByScore's.
+-- kind of its index, read in place (the vote is the hot path, and a table
+-- costs Redis about what a command does); byScore is also the index of
+-- ByScore's.
 --
 -- The article exists when Article finds it: its hash has a time and it has
 -- a score. Voting is closed from the cutoff by the Store's clock, and also
@@ -127,8 +129,7 @@ end
 -- With karma, what the vote moves of its poster's karma.
 local poster, moved = fields[4], nil
 if karma and poster then
-	moved, bad = karmaOfVote(karma, hash, poster, fields[5], user, {net = net, up = up, down = down, isUp = isUp,
-		isDown = isDown, ups = ups, downs = downs, voted = voted, downvoted = downvoted})
+	moved, bad = karmaOfVote(karma, hash, poster, fields[5], user, net, up, down, isUp, isDown, ups, downs, voted, downvoted)
 	if bad then
 		return bad
 	end
@@ -148,8 +149,8 @@ if record then
 	end
 end
 local texts -- each new value as written, once: net votes are many orders'
-for i = 1, orders.n do
-	local kind, index = orders.kind[i], orders.index[i]
+for i = 1, orders do
+	local kind, index = ARGV[ordersKind + i], KEYS[ordersIndex + i]
 	local old = value(kind, posted, ups, downs, score)
 	local new = value(kind, posted, ups + up, downs + down, newScore)
 	-- byScore moves last, by the score's change: a read has proven it.
@@ -162,7 +163,7 @@ for i = 1, orders.n do
 		end
 		if groups then
 			for _, name in ipairs(groups) do
-				bad = bad or move(livePrefix .. orders.key[i] .. name, member, text, old)
+				bad = bad or move(livePrefix .. ARGV[ordersKey + i] .. name, member, text, old)
 			end
 		end
 		if bad then

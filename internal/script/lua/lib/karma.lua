@@ -9,11 +9,11 @@
 -- counter), on an article of the hash whose counters are ups and downs,
 -- whose poster is poster and whose part is old (nil for none yet: the
 -- article was posted without karma, and its part is counted here from its
--- voter sets, less the poster's own vote after this one), where user had
--- voted isUp and isDown. It gives the part and the poster's change to
--- write (nil if the part stays), and a reply to return if a key or the
--- part is unsound.
-local function karmaOfVote(karma, hash, poster, old, user, v)
+-- voter sets, voted and downvoted, less the poster's own vote after this
+-- one), where user had voted isUp and isDown. It gives the part and the
+-- poster's change to write (nil if the part stays), and a reply to return
+-- if a key or the part is unsound.
+local function karmaOfVote(karma, hash, poster, old, user, net, up, down, isUp, isDown, ups, downs, voted, downvoted)
 	local part
 	if old then
 		part = whole(old)
@@ -21,16 +21,16 @@ local function karmaOfVote(karma, hash, poster, old, user, v)
 			return nil, 'corrupt ' .. hash .. ' field karma ' .. quote(old) .. ' is not a whole number'
 		end
 		if user ~= poster then
-			part = part + v.net
+			part = part + net
 		end
 	else
 		local own
 		if user == poster then
-			own = v.up + v.isUp - (v.down + v.isDown)
+			own = up + isUp - (down + isDown)
 		else
-			own = redis.call('SISMEMBER', v.voted, poster) - (v.downs > 0 and redis.call('SISMEMBER', v.downvoted, poster) or 0)
+			own = redis.call('SISMEMBER', voted, poster) - (downs > 0 and redis.call('SISMEMBER', downvoted, poster) or 0)
 		end
-		part = v.ups + v.up - (v.downs + v.down) - own
+		part = ups + up - (downs + down) - own
 	end
 	local change = part - (old and tonumber(old) or 0)
 	if change == 0 and old then
