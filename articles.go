@@ -38,13 +38,63 @@ type Article struct {
 	Downvotes int64     `json:"downvotes"`
 }
 
+// An articleText is a text field of an article's hash that no index
+// reads, which the scripts store and set as they are (their list texts):
+// a post stores it, Article returns it, an edit sets it. A new one is a row
+// of articleTexts, a field of Article and its place (Article.text), and an
+// argument of PostArticle and EditArticle.
+type articleText struct {
+	field string             // the hash's field; Article.text gives its place
+	check func(string) error // its rule (validate.go)
+}
+
+// articleTexts are an article's text fields that no index reads.
+var articleTexts = [...]articleText{
+	{"title", checkTitle},
+}
+
+// text is the place in a of its text field i, that of articleTexts[i]. (A
+// method, not a function of the table's, so that an Article read from a
+// page stays off the heap.)
+func (a *Article) text(i int) *string {
+	switch articleTexts[i].field {
+	case "title":
+		return &a.Title
+	}
+	panic("voting: no place in an Article for the text field " + articleTexts[i].field)
+}
+
+// nTexts is how many there are; the fields an Article is read from are
+// theirs, then the link, the poster, the time, the up-votes and the
+// down-votes (articleFields).
+const nTexts = len(articleTexts)
+
 // articleFields are the hash fields an Article is read from, in the order
-// parseArticle takes them; articleFieldNames are the same as strings, and
-// the score after them.
-var (
-	articleFields     = []any{"title", "link", "poster", "time", "votes", "downvotes"}
-	articleFieldNames = [...]string{"field title", "field link", "field poster", "field time", "score"}
-)
+// parseArticle takes them; articleFieldNames are those it reads as text,
+// and the score after them, as its errors name them.
+var articleFields, articleFieldNames = func() ([]any, []string) {
+	fields := make([]any, 0, nTexts+5)
+	names := make([]string, 0, nTexts+4)
+	for _, t := range articleTexts {
+		fields, names = append(fields, t.field), append(names, "field "+t.field)
+	}
+	fields = append(fields, "link", "poster", "time", "votes", "downvotes")
+	return fields, append(names, "field link", "field poster", "field time", "score")
+}()
+
+// checkTexts checks the text fields of a, each by its rule, and gives them
+// as a script takes them.
+func checkTexts(a *Article) ([]script.Text, error) {
+	texts := make([]script.Text, nTexts)
+	for i, t := range articleTexts {
+		v := *a.text(i)
+		if err := t.check(v); err != nil {
+			return nil, err
+		}
+		texts[i] = script.Text{Name: t.field, Value: v}
+	}
+	return texts, nil
+}
 
 // PostArticle posts an article by poster, counts the poster's up-vote, and
 // adds it to the given groups and to the poster's articles (UserArticles),
@@ -65,7 +115,8 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := checkText("poster", poster, MaxUserLen); err != nil {
 		return "", err
 	}
-	if err := checkText("title", title, MaxTitleLen); err != nil {
+	texts, err := checkTexts(&Article{Title: title})
+	if err != nil {
 		return "", err
 	}
 	if err := checkLink(link); err != nil {
@@ -79,7 +130,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, title, link, groups, now).Eval()))
+	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, texts, link, groups, now).Eval()))
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +146,7 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 }
 
 // postCall is post.lua's run for a post.
-func (s *Store) postCall(poster, title, link string, groups []string, now time.Time) script.Call {
+func (s *Store) postCall(poster string, texts []script.Text, link string, groups []string, now time.Time) script.Call {
 	k := s.keys
 	livePrefix := ""
 	if s.live {
@@ -108,7 +159,7 @@ func (s *Store) postCall(poster, title, link string, groups []string, now time.T
 
 		ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
 		RecordPrefix: k.RecordPrefix(), GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix,
-		Title: title, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
+		Texts: texts, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
 		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + s.weight), CutoffMillis: s.cutoff.Milliseconds(),
 		HistoryMillis: s.history.Milliseconds(), KeepKarma: s.karma, Unique: s.unique,
 		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.postBuilt, Unbuilt: s.postUnbuilt,
@@ -170,7 +221,8 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	if err := checkText("title", title, MaxTitleLen); err != nil {
+	texts, err := checkTexts(&Article{Title: title})
+	if err != nil {
 		return err
 	}
 	if err := checkLink(link); err != nil {
@@ -179,7 +231,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(), Indexed: k.IndexedHash(),
-		Member: member, ID: articleID, Title: title, Link: link, Unique: s.unique}
+		Member: member, ID: articleID, Texts: texts, Link: link, Unique: s.unique}
 	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call().Eval()))
 	if err != nil || st.Word == script.ReplyOK {
 		return err
@@ -234,14 +286,20 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 	if len(vals) != len(articleFields) {
 		return unsound("hash", fmt.Errorf("HMGET gave %d fields, want %d", len(vals), len(articleFields)))
 	}
-	if vals[3] == nil || score == nil {
+	if vals[nTexts+2] == nil || score == nil {
 		return Article{}, false, nil
 	}
-	// The id, the text fields, the time and the score are read from one
-	// string, so that an article costs one allocation for them all.
-	parts := [6][]byte{id}
+	// The id, the text fields, the link, the poster, the time and the
+	// score are read from one string, so that an article costs one
+	// allocation for them all.
+	var parts [nTexts + 5][]byte
+	parts[0] = id
 	size := len(id)
-	for i, v := range [...]any{vals[0], vals[1], vals[2], vals[3], score} {
+	for i := range nTexts + 4 {
+		v := score
+		if i < nTexts+3 {
+			v = vals[i]
+		}
 		b, ok := v.([]byte)
 		if v != nil && !ok {
 			return unsound(articleFieldNames[i], fmt.Errorf("unexpected %T", v))
@@ -255,24 +313,27 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 		all.Write(b)
 	}
 	text := all.String()
-	var field [6]string
+	var field [nTexts + 5]string
 	for i, b := range parts {
 		field[i], text = text[:len(b)], text[len(b):]
 	}
-	a = Article{ID: field[0], Title: field[1], Link: field[2], Poster: field[3]}
-	if a.Posted, err = schema.ParseUnixSeconds(field[4]); err != nil {
+	a = Article{ID: field[0], Link: field[nTexts+1], Poster: field[nTexts+2]}
+	for i := range nTexts {
+		*a.text(i) = field[i+1]
+	}
+	if a.Posted, err = schema.ParseUnixSeconds(field[nTexts+3]); err != nil {
 		return unsound("field time", err)
 	}
-	if a.Score, err = strconv.ParseFloat(field[5], 64); err != nil {
+	if a.Score, err = strconv.ParseFloat(field[nTexts+4], 64); err != nil {
 		return unsound("score", err)
 	}
 	if math.IsInf(a.Score, 0) || math.IsNaN(a.Score) {
-		return unsound("score", fmt.Errorf("%q is not finite", field[5]))
+		return unsound("score", fmt.Errorf("%q is not finite", field[nTexts+4]))
 	}
-	if a.Votes, err = schema.ParseCount(vals[4]); err != nil {
+	if a.Votes, err = schema.ParseCount(vals[nTexts+3]); err != nil {
 		return unsound("field votes", err)
 	}
-	if a.Downvotes, err = schema.ParseCount(vals[5]); err != nil {
+	if a.Downvotes, err = schema.ParseCount(vals[nTexts+4]); err != nil {
 		return unsound("field downvotes", err)
 	}
 	return a, true, nil

@@ -58,6 +58,8 @@ func checkText(what, s string, max int) error {
 
 func checkUser(user string) error { return checkText("user", user, MaxUserLen) }
 
+func checkTitle(title string) error { return checkText("title", title, MaxTitleLen) }
+
 // checkLink accepts an absolute http or https URL with a host.
 func checkLink(link string) error {
 	if len(link) > MaxLinkLen {

@@ -71,6 +71,26 @@ func appendNames(args []any, names []string) []any {
 	return args
 }
 
+// A Text is one entry of a script's list of an article's text fields
+// ("texts[name value]"): those no index reads, which a script stores as
+// they are.
+type Text struct {
+	Name, Value string
+}
+
+// appendTexts appends to args a list of texts, as the library's columns
+// reads it.
+func appendTexts(args []any, texts []Text) []any {
+	args = append(args, len(texts))
+	for _, t := range texts {
+		args = append(args, t.Name)
+	}
+	for _, t := range texts {
+		args = append(args, t.Value)
+	}
+	return args
+}
+
 // An Order is one entry of a script's list of orders ("orders[...]"):
 // those of its columns the script takes, each as the order's row in the
 // orders table gives it (schema.Orders) and, for a window, its cut now.

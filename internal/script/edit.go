@@ -11,13 +11,14 @@ type Edit struct {
 
 	Member string `lua:"member"`
 	ID     string `lua:"id"`
-	Title  string `lua:"title"`
+	Texts  []Text `lua:"texts"`
 	Link   string `lua:"link"`
 	Unique bool   `lua:"unique"`
 }
 
 // Call is the run of edit.lua with these arguments.
 func (e *Edit) Call() Call {
+	args := appendTexts([]any{e.Member, e.ID}, e.Texts)
 	return Call{Script: edit, Keys: []string{e.Hash, e.ByScore, e.Links, e.Shared, e.Indexed},
-		Args: []any{e.Member, e.ID, e.Title, e.Link, Flag(e.Unique)}}
+		Args: append(args, e.Link, Flag(e.Unique))}
 }

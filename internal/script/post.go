@@ -19,7 +19,7 @@ type Post struct {
 	RecordPrefix    string   `lua:"recordPrefix"`
 	GroupPrefix     string   `lua:"groupPrefix"`
 	LivePrefix      string   `lua:"livePrefix"`
-	Title           string   `lua:"title"`
+	Texts           []Text   `lua:"texts"`
 	Link            string   `lua:"link"`
 	Poster          string   `lua:"poster"`
 	Posted          string   `lua:"posted"`
@@ -47,9 +47,10 @@ func (p *Post) Call() Call {
 	if p.Unique {
 		keys = append(keys, p.Links)
 	}
-	args := make([]any, 0, 20+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
-	args = append(args, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix,
-		p.Title, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis, Flag(p.KeepKarma), Flag(p.Unique))
+	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
+	args = append(args, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
+	args = appendTexts(args, p.Texts)
+	args = append(args, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis, Flag(p.KeepKarma), Flag(p.Unique))
 	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")
 	args = appendNames(args, p.Groups)
 	args = appendList(args, p.Built)

@@ -1,9 +1,10 @@
--- edit.lua: edits an article's title and link, and nothing else: its score,
+-- edit.lua: edits an article's text fields that no index reads (texts: its
+-- title) and its link, and nothing else: its score,
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
 -- KEYS: hash byScore links shared indexed
--- ARGV: member id title link unique:flag
+-- ARGV: member id texts[name value] link unique:flag
 --
 -- A new link (one whose key, linkKey, is not the old one's) gives up the
 -- old one in the index of links (released): if the article holds it, the
@@ -47,7 +48,11 @@ if newKey ~= oldKey then
 	end
 end
 
-redis.call('HSET', hash, 'title', title, 'link', link)
+local fields = {'link', link}
+for i = 1, texts.n do
+	fields[#fields + 1], fields[#fields + 2] = texts.name[i], texts.value[i]
+end
+redis.call('HSET', hash, unpack(fields))
 release(links, shared, change)
 if unique and newKey ~= oldKey then
 	redis.call('HSET', links, newKey, id)

@@ -5,12 +5,14 @@
 -- KEYS: counter trimmed sizes indexed posts orders[].index
 --       history?historyMillis karma?keepKarma links?unique
 -- ARGV: articlePrefix votedPrefix downvotedPrefix recordPrefix groupPrefix
---       livePrefix title link poster posted score cutoffMillis
+--       livePrefix texts[name value] link poster posted score cutoffMillis
 --       historyMillis:num keepKarma:flag unique:flag
 --       orders[key kind window cut] groups[name] built[field] unbuilt[field]
 --
--- livePrefix is '' without live groups, historyMillis 0 without a
--- history; an order's window and cut are '' for one with no window.
+-- texts are the article's text fields that no index reads (its title),
+-- stored as they are; livePrefix is '' without live groups, historyMillis
+-- 0 without a history; an order's window and cut are '' for one with no
+-- window.
 --
 -- posts is the poster's index of articles. With karma the poster joins
 -- karma: with no karma, if new there, and the article's hash gets its
@@ -199,11 +201,14 @@ if bad then
 end
 
 redis.call('INCR', counter)
-if karma then
-	redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1', 'karma', '0')
-else
-	redis.call('HSET', article, 'title', title, 'link', link, 'poster', poster, 'time', posted, 'votes', '1')
+local stored = {'link', link, 'poster', poster, 'time', posted, 'votes', '1'}
+for i = 1, texts.n do
+	stored[#stored + 1], stored[#stored + 2] = texts.name[i], texts.value[i]
 end
+if karma then
+	stored[#stored + 1], stored[#stored + 2] = 'karma', '0'
+end
+redis.call('HSET', article, unpack(stored))
 if links then
 	redis.call('HSET', links, linkKey(link), id)
 end
