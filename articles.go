@@ -154,14 +154,13 @@ func (s *Store) postCall(poster string, texts []script.Text, link string, groups
 	}
 	p := script.Post{
 		Counter: k.Counter(), Trimmed: k.TrimmedHash(), Sizes: k.GroupSizes(), Indexed: k.IndexedHash(),
-		Posts: k.UserPosts(poster), Indexes: s.indexes, History: k.UserHistory(poster), Karma: k.KarmaIndex(),
-		Links: k.LinkIndex(),
+		Posts: k.UserPosts(poster), Indexes: s.indexes, History: k.UserHistory(poster),
 
-		ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
+		Prefix: k.Prefix(), ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
 		RecordPrefix: k.RecordPrefix(), GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix,
 		Texts: texts, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
 		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + s.weight), CutoffMillis: s.cutoff.Milliseconds(),
-		HistoryMillis: s.history.Milliseconds(), KeepKarma: s.karma, Unique: s.unique,
+		HistoryMillis: s.history.Milliseconds(), Kinds: s.hooked,
 		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.postBuilt, Unbuilt: s.postUnbuilt,
 	}
 	return p.Call()
@@ -230,8 +229,8 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	}
 	k := s.keys
 	member := k.ArticleHash(articleID)
-	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(), Indexed: k.IndexedHash(),
-		Member: member, ID: articleID, Texts: texts, Link: link, Unique: s.unique}
+	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Indexed: k.IndexedHash(),
+		Member: member, ID: articleID, Texts: texts, Link: link, Prefix: k.Prefix(), Kinds: s.hooked}
 	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call().Eval()))
 	if err != nil || st.Word == script.ReplyOK {
 		return err

@@ -75,12 +75,13 @@ func (s *Store) deleteCall(articleID string) script.Call {
 	member := k.ArticleHash(articleID)
 	d := script.Delete{
 		Hash: member, ByScore: k.ScoreIndex(), ByTime: k.TimeIndex(), Voted: k.VotedSet(articleID),
-		Downvoted: k.DownvotedSet(articleID), Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(), Karma: k.KarmaIndex(),
-		Links: k.LinkIndex(), Shared: k.LinkShares(), Indexes: indexes, PendingVoted: k.PendingVotedSet(articleID),
+		Downvoted: k.DownvotedSet(articleID), Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(),
+		Indexes: indexes, PendingVoted: k.PendingVotedSet(articleID),
 		PendingDownvoted: k.PendingDownvotedSet(articleID),
 
 		Member: member, ID: articleID, GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
 		PostsPrefix: k.PostsPrefix(), HistoryPrefix: historyPrefix, Batch: s.historyBatch, Orders: scriptOrders(all),
+		Prefix: k.Prefix(), Kinds: s.hooked,
 	}
 	return d.Call()
 }

@@ -91,9 +91,9 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"userHistory", k.UserHistory, "user"},
 		{"groupSizes", fixed(k.GroupSizes()), ""},
 		{"userPosts", k.UserPosts, "user"},
-		{"karmaIndex", fixed(k.KarmaIndex()), ""},
-		{"linkIndex", fixed(k.LinkIndex()), ""},
-		{"linkShares", fixed(k.LinkShares()), ""},
+		{"karmaIndex", fixed(k.Whole(schema.KarmaPart)), ""},
+		{"linkIndex", fixed(k.Whole(schema.LinksPart)), ""},
+		{"linkShares", fixed(k.Whole(schema.SharesPart)), ""},
 		{"pendingVotedSet", k.PendingVotedSet, "id"},
 		{"pendingDownvotedSet", k.PendingDownvotedSet, "id"},
 		{"trimmedHash", fixed(k.TrimmedHash()), ""},
@@ -128,7 +128,8 @@ func CheckTail(kind, tail string) error {
 }
 
 // KeyParts are the strings newKeys joins after the prefix: each string
-// field of keys but the prefix, and each of its indexes' keys.
+// field of keys but the prefix, each of its indexes' keys and each key a
+// kind keeps whole.
 func KeyParts() []string {
 	const prefix = "P"
 	v := reflect.ValueOf(schema.NewKeys(prefix))
@@ -144,6 +145,10 @@ func KeyParts() []string {
 		case reflect.Array:
 			for j := 0; j < f.Len(); j++ {
 				parts = append(parts, strings.TrimPrefix(f.Index(j).String(), prefix))
+			}
+		case reflect.Map:
+			for _, key := range f.MapKeys() {
+				parts = append(parts, strings.TrimPrefix(f.MapIndex(key).String(), prefix))
 			}
 		default:
 			panic("keys has a field of kind " + f.Kind().String())

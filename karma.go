@@ -25,15 +25,19 @@ type UserKarma struct {
 // is, so that a read of karma not counted for every article yet is
 // ErrNotIndexed (internal/schema/marks.go).
 func (s *Store) karmaListing() listing {
-	return listing{spec: &unordered, index: s.keys.KarmaIndex(), built: schema.KarmaField}
+	return listing{spec: &unordered, index: s.keys.Whole(schema.KarmaPart), built: schema.MarkOf("karma")}
 }
 
 // unordered is the schema.OrderSpec of a listing that is no order's index.
 var unordered schema.OrderSpec
 
+// KeepsKarma reports whether the Store keeps the posters' karma
+// (WithKarma).
+func (s *Store) KeepsKarma() bool { return s.keepsIndex("karma") }
+
 // checkKarma refuses a read of karma by a Store that does not keep it.
 func (s *Store) checkKarma() error {
-	if !s.karma {
+	if !s.KeepsKarma() {
 		return errs.Invalidf("the Store keeps no karma: give New WithKarma()")
 	}
 	return nil

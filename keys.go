@@ -114,17 +114,22 @@ const (
 )
 
 // keyShapes are the shapes of all the keys of a namespace, made from the
-// parts newKeys joins and the orders table, for checkPrefix, which refuses
+// parts newKeys joins, the keys each kind of index keeps whole
+// (schema.Indexes) and the orders table, for checkPrefix, which refuses
 // a prefix under which keys of another namespace could fall.
 var keyShapes = func() []keyShape {
 	shapes := []keyShape{
 		{schema.ArticlePart, noTail}, {schema.ArticlePart, idTail},
 		{schema.VotedPart, idTail}, {schema.DownvotedPart, idTail},
 		{schema.GroupPart, groupTail}, {schema.RecordPart, idTail},
-		{schema.HistoryPart, userTail}, {schema.SizesPart, noTail},
-		{schema.PostsPart, userTail}, {schema.KarmaPart, noTail}, {schema.LinksPart, noTail}, {schema.SharesPart, noTail},
+		{schema.HistoryPart, userTail}, {schema.PostsPart, userTail},
 		{schema.PendingPart + schema.VotedPart, idTail}, {schema.PendingPart + schema.DownvotedPart, idTail},
 		{schema.TrimmedPart, noTail}, {schema.ReindexPart, noTail}, {schema.IndexedPart, noTail},
+	}
+	for _, ix := range schema.Indexes {
+		for _, part := range ix.Parts {
+			shapes = append(shapes, keyShape{part, noTail}) // a kind's keys kept whole
+		}
 	}
 	for _, spec := range schema.Orders {
 		shapes = append(shapes,

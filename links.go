@@ -16,6 +16,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
+// UniqueLinks reports whether the Store keeps links unique
+// (WithUniqueLinks).
+func (s *Store) UniqueLinks() bool { return s.keepsIndex("links") }
+
 // ArticleByLink returns the article that has the link url (WithUniqueLinks),
 // or the one with the same link by schema.LinkKey's rule: another case of the
 // scheme and host, or another fragment. Where Reindex found several
@@ -32,13 +36,13 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 			err = failed(err, fmt.Sprintf("article by link %q", url))
 		}
 	}()
-	if !s.unique {
+	if !s.UniqueLinks() {
 		return Article{}, errs.Invalidf("the Store keeps no index of links: give New WithUniqueLinks()")
 	}
 	if err := checkLink(url); err != nil {
 		return Article{}, err
 	}
-	l := listing{spec: &unordered, index: s.keys.LinkIndex(), built: schema.LinksField}
+	l := listing{spec: &unordered, index: s.keys.Whole(schema.LinksPart), built: schema.MarkOf("links")}
 	var id string
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
@@ -56,7 +60,7 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	if first, _, _ := strings.Cut(id, " "); checkID(first) == nil {
 		id = first
 	} else {
-		return Article{}, errs.Corruptf("%s holds %q for the link, not article ids", s.keys.LinkIndex(), id)
+		return Article{}, errs.Corruptf("%s holds %q for the link, not article ids", s.keys.Whole(schema.LinksPart), id)
 	}
 	return s.article(ctx, id)
 }

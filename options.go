@@ -62,8 +62,9 @@ type config struct {
 	live     bool
 	history  time.Duration
 	timeout  time.Duration
-	karma    bool
-	unique   bool
+	// kinds are the kinds of index (schema.Indexes) an option keeps that
+	// carry no setting of their own: their names.
+	kinds []string
 }
 
 func defaultConfig() config {
@@ -188,7 +189,7 @@ func WithUserHistory(d time.Duration) Option {
 // return an error wrapping ErrNotIndexed. Every Store of a namespace should
 // agree on it.
 func WithKarma() Option {
-	return func(c *config) { c.karma = true }
+	return keepKind("karma")
 }
 
 // WithUniqueLinks refuses a post or an edit whose link another article has
@@ -203,7 +204,12 @@ func WithKarma() Option {
 // ErrNotIndexed, and a post may repeat such a link. Every Store of a
 // namespace should agree on it.
 func WithUniqueLinks() Option {
-	return func(c *config) { c.unique = true }
+	return keepKind("links")
+}
+
+// keepKind is the option that keeps the kind of index name.
+func keepKind(name string) Option {
+	return func(c *config) { c.kinds = append(c.kinds, name) }
 }
 
 // WithTimeout sets the longest a call waits for Redis to answer one round

@@ -385,11 +385,11 @@ func (r *reindexRun) walk(batch int) error {
 	k := s.keys
 	step := script.ReindexOrders{
 		ByTime: k.TimeIndex(), ByScore: k.ScoreIndex(), Trimmed: k.TrimmedHash(), Progress: k.ReindexProgress(),
-		Indexes: s.indexes[2:], Karma: k.KarmaIndex(), Links: k.LinkIndex(), Shared: k.LinkShares(),
+		Indexes: s.indexes[2:],
 
 		Run: r.run, Batch: batch, ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(),
-		DownvotedPrefix: k.DownvotedPrefix(), PostsPrefix: k.PostsPrefix(), KeepKarma: s.karma, Unique: s.unique,
-		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(s.kept[2:], now),
+		DownvotedPrefix: k.DownvotedPrefix(), PostsPrefix: k.PostsPrefix(),
+		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(s.kept[2:], now), Prefix: k.Prefix(), Kinds: s.hooked,
 	}
 	reply, err := s.rc.Run(r.ctx, step.Call().Eval())
 	if batch == 0 {

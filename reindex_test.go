@@ -496,8 +496,11 @@ func TestReindexGoesOnWhereItStopped(t *testing.T) {
 	if calls < 2 {
 		t.Fatalf("Reindex finished in one call of 50ms; the test needs a run that takes several")
 	}
-	if !last.Done || last.Articles != n || last.Groups != 2 {
-		t.Errorf("the run ended with %+v, want done, %d articles and 2 groups", last, n)
+	// Each of the 2 groups walked; one that SCAN gave in two batches, as
+	// it may while the run's records grow Redis's table, walked twice
+	// (ReindexProgress.Groups).
+	if !last.Done || last.Articles != n || last.Groups < 2 || last.Groups > 4 {
+		t.Errorf("the run ended with %+v, want done, %d articles and 2 groups, each counted once or twice", last, n)
 	}
 	t.Logf("%d calls of 50ms: %+v", calls, last)
 	if e.exists(e.key("reindex:")) {

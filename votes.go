@@ -157,8 +157,7 @@ func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) s
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	v := script.Vote{Hash: member, ByScore: k.ScoreIndex(), Voted: k.VotedSet(articleID), Downvoted: k.DownvotedSet(articleID),
-		Indexes: s.indexes, Karma: k.KarmaIndex(),
-		Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now), Settings: s.vote}
+		Indexes: s.indexes, Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now), Settings: s.vote}
 	if s.live {
 		v.Record = k.GroupRecord(articleID)
 	}

@@ -54,9 +54,11 @@ type Store struct {
 	// history is how long a user's history keeps a vote (WithUserHistory);
 	// 0 for no history.
 	history time.Duration
-	// karma is whether the Store keeps the posters' karma (WithKarma);
-	// unique whether it keeps links unique (WithUniqueLinks).
-	karma, unique bool
+	// kinds says which kinds of index (schema.Indexes) the Store keeps,
+	// by name; hooked are those of them whose writes the scripts' hooks
+	// make (script.Hooked), the names the scripts are sent.
+	kinds  map[string]bool
+	hooked *script.Names
 
 	// trimBatch is how many aged-out articles a listing takes out of a
 	// window's index in one step; reindexBatch how many articles one step of
@@ -106,8 +108,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		now:      cfg.now,
 		live:     cfg.live,
 		history:  cfg.history.Truncate(time.Millisecond),
-		karma:    cfg.karma,
-		unique:   cfg.unique,
+		kinds:    map[string]bool{"live": cfg.live, "history": cfg.history > 0},
 
 		trimBatch:    defaultTrimBatch,
 		reindexBatch: defaultReindexBatch,
@@ -123,6 +124,16 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			s.indexes = append(s.indexes, s.keys.Index(i))
 		}
 	}
+	for _, name := range cfg.kinds {
+		s.kinds[name] = true
+	}
+	var hooked []string
+	for _, ix := range schema.Indexes {
+		if s.keepsIndex(ix.Name) && script.Hooked(ix.Name) {
+			hooked = append(hooked, ix.Name)
+		}
+	}
+	s.hooked = script.NewNames(hooked)
 	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
 	s.vote = s.voteSettings()
 	s.postBuilt, s.postUnbuilt, s.groupUnbuilt = script.NewNames(s.built), script.NewNames(s.unbuilt), script.NewNames(s.unbuiltLive)
@@ -158,14 +169,6 @@ func (s *Store) Cutoff() time.Duration { return s.cutoff }
 // LiveGroups reports whether the Store keeps live group indexes
 // (WithLiveGroups).
 func (s *Store) LiveGroups() bool { return s.live }
-
-// KeepsKarma reports whether the Store keeps the posters' karma
-// (WithKarma).
-func (s *Store) KeepsKarma() bool { return s.karma }
-
-// UniqueLinks reports whether the Store keeps links unique
-// (WithUniqueLinks).
-func (s *Store) UniqueLinks() bool { return s.unique }
 
 // HistoryTime returns how long a user's history keeps a vote
 // (WithUserHistory); 0 if the Store keeps no history.
@@ -221,19 +224,11 @@ func (s *Store) buildFields() (built, unbuilt, unbuiltLive []string) {
 }
 
 // keepsIndex reports whether the Store keeps the kind of index name
-// (schema.Indexes): one of an order's, per order, by keeps.
+// (schema.Indexes): one that no option keeps, or one whose option it was
+// given; the orders' it keeps per order, by keeps.
 func (s *Store) keepsIndex(name string) bool {
-	switch name {
-	case "live":
-		return s.live
-	case "history":
-		return s.history > 0
-	case "karma":
-		return s.karma
-	case "links":
-		return s.unique
-	}
-	return true // the orders', per order, and those every Store keeps
+	ix, _ := schema.IndexNamed(name)
+	return ix.Option == "" || name == "orders" || s.kinds[name]
 }
 
 // checkOrder refuses an unknown order, and one whose index the Store does
@@ -261,7 +256,7 @@ func (s *Store) voteSettings() *script.VoteSettings {
 	change := func(net float64) string { return schema.FormatFloat(net * s.weight) }
 	v := &script.VoteSettings{Cutoff: schema.FormatFloat(s.cutoff.Seconds()), HistoryMillis: s.history.Milliseconds(),
 		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
-		Orders: scriptOrders(s.kept), KeepKarma: s.karma}
+		Orders: scriptOrders(s.kept), Prefix: s.keys.Prefix(), Kinds: s.hooked}
 	v.Args()
 	return v
 }

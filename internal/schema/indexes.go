@@ -33,11 +33,17 @@ type Index struct {
 	Mark string
 	// Lib is the file of the scripts' library that holds the Lua of the
 	// kind's writes ("" for one whose few writes each script makes
-	// inline).
+	// inline): for a kind an option keeps, its hooks, which each write of
+	// the kind runs when the Store keeps it (internal/script/lua/lib/hooks.lua).
 	Lib string
+	// Parts are the keys of the namespace the kind keeps whole, each its
+	// name after the prefix; its Lua names each by script.PartConstant
+	// ("karma:" is KARMA_PART), prefix .. KARMA_PART.
+	Parts []string
 	// Missing says, in ErrNotIndexed's words, what the kind lacks until
-	// Reindex builds it.
-	Missing string
+	// Reindex builds it; Verb what Reindex does to it there ("build" if
+	// empty).
+	Missing, Verb string
 	// Keys, Writes, Rebuild and Invariant say where the kind lives, what
 	// keeps it, how Reindex builds it for articles written without it,
 	// and what the invariant checker holds of it.
@@ -79,15 +85,15 @@ var Indexes = []Index{
 		Invariant: "posts:<user> holds exactly the articles whose hash names the user as poster, each at its posting time",
 	},
 	{
-		Name: "sizes", Lib: "groups",
+		Name: "sizes", Lib: "groups", Parts: []string{SizesPart},
 		Keys:      "groupsizes:: member a group's name, score the number of articles in its set",
 		Writes:    "posts and group changes add one per group joined; group changes and deletions set the size from SCARD",
 		Rebuild:   "the walk of each group's set sets its size from the set's",
 		Invariant: "it gives each group whose set has members the set's size, and holds no other name",
 	},
 	{
-		Name: "karma", Option: "WithKarma", Mark: KarmaField, Lib: "karma",
-		Missing: "karma does not count every article yet",
+		Name: "karma", Option: "WithKarma", Mark: "karma", Lib: "karma", Parts: []string{KarmaPart},
+		Missing: "karma does not count every article yet", Verb: "count",
 		Keys:    "karma:: member a poster, score the sum of the karma fields of their articles; the field karma of article:<id>",
 		Writes:  "a post enters the poster, a vote by anyone but the poster moves the article's part and the poster's sum, a deletion takes the part away",
 		Rebuild: "the walk of the time index counts each article's part from its voter sets while voting is open",
@@ -95,7 +101,7 @@ var Indexes = []Index{
 			"own vote; karma: gives each poster the sum of their parts",
 	},
 	{
-		Name: "links", Option: "WithUniqueLinks", Mark: LinksField, Lib: "links",
+		Name: "links", Option: "WithUniqueLinks", Mark: "links", Lib: "links", Parts: []string{LinksPart, SharesPart},
 		Missing: "the index of links does not hold every article's yet",
 		Keys:    "links:: field a link's key (LinkKey), value the id of the article that holds it; linkshares: the others that Reindex found with it",
 		Writes:  "a post or edit of a link holds it, and is refused if another does; an edit or deletion gives it up to the oldest that shares it",
@@ -115,6 +121,12 @@ func IndexNamed(name string) (Index, bool) {
 	return Index{}, false
 }
 
+// MarkOf is the field of indexed: of the kind of index name (Indexes).
+func MarkOf(name string) string {
+	ix, _ := IndexNamed(name)
+	return ix.Mark
+}
+
 // NotIndexed is errs.ErrNotIndexed for a listing of the index whose field
 // of indexed: is field, in its kind's words.
 func NotIndexed(field string) error {
@@ -132,10 +144,10 @@ func NotIndexed(field string) error {
 	return errs.Of(errs.ErrNotIndexed, fmt.Sprintf(ix.Missing, field)+": run Reindex to build it")
 }
 
-// rebuildVerb is what Reindex does to the kind: karma it counts.
+// rebuildVerb is what Reindex does to the kind, in ErrNotIndexed's words.
 func rebuildVerb(ix Index) string {
-	if ix.Name == "karma" {
-		return "count"
+	if ix.Verb == "" {
+		return "build"
 	}
-	return "build"
+	return ix.Verb
 }

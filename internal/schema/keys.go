@@ -32,8 +32,11 @@ const (
 type Keys struct {
 	prefix                                                                               string
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts, karma, links, shares        string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts                              string
 	indexes                                                                              [len(Orders)]string
+	// whole are the keys the kinds of index keep whole (Index.Parts), by
+	// their parts.
+	whole map[string]string
 }
 
 // NewKeys names the keys of the namespace of prefix.
@@ -49,9 +52,6 @@ func NewKeys(prefix string) Keys {
 		live:      prefix + LivePart,
 		sizes:     prefix + SizesPart,
 		posts:     prefix + PostsPart,
-		karma:     prefix + KarmaPart,
-		links:     prefix + LinksPart,
-		shares:    prefix + SharesPart,
 		history:   prefix + HistoryPart,
 		reindex:   prefix + ReindexPart,
 		indexed:   prefix + IndexedPart,
@@ -63,6 +63,12 @@ func NewKeys(prefix string) Keys {
 		k.indexes[i] = prefix + spec.Key
 	}
 	k.score, k.time = k.indexes[ByScore], k.indexes[ByTime]
+	k.whole = map[string]string{}
+	for _, ix := range Indexes {
+		for _, part := range ix.Parts {
+			k.whole[part] = prefix + part
+		}
+	}
 	return k
 }
 
@@ -112,15 +118,10 @@ func (k Keys) GroupSizes() string { return k.sizes }
 func (k Keys) UserPosts(user string) string { return k.posts + user }
 func (k Keys) PostsPrefix() string          { return k.posts }
 
-// karmaIndex is the sorted set of the posters' karma (WithKarma).
-func (k Keys) KarmaIndex() string { return k.karma }
-
-// linkIndex is the hash from each link's key (linkKey) to the id of the
-// article that holds it (WithUniqueLinks); linkShares is the sorted set of
-// the other articles that Reindex found with a link, in their turn to hold
-// it.
-func (k Keys) LinkIndex() string  { return k.links }
-func (k Keys) LinkShares() string { return k.shares }
+// Whole is the key a kind of index keeps whole (Index.Parts) whose name
+// after the prefix is part: Whole(KarmaPart) is the sorted set of the
+// posters' karma.
+func (k Keys) Whole(part string) string { return k.whole[part] }
 
 // pendingVotedSet and pendingDownvotedSet are a deleted article's voter
 // sets, renamed, while DeleteArticle clears their histories.

@@ -35,10 +35,3 @@ func BuildField(o int, live bool) string {
 	}
 	return Orders[o].Name
 }
-
-// The fields of indexed: of karma: (WithKarma) and of links:
-// (WithUniqueLinks).
-const (
-	KarmaField = "karma"
-	LinksField = "links"
-)

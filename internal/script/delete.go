@@ -10,9 +10,6 @@ type Delete struct {
 	Downvoted        string   `lua:"downvoted"`
 	Record           string   `lua:"record"`
 	Sizes            string   `lua:"sizes"`
-	Karma            string   `lua:"karma"`
-	Links            string   `lua:"links"`
-	Shared           string   `lua:"shared"`
 	Indexes          []string `lua:"orders[].index"`
 	PendingVoted     string   `lua:"pendingVoted"`     // sent with a HistoryPrefix
 	PendingDownvoted string   `lua:"pendingDownvoted"` // sent with a HistoryPrefix
@@ -26,17 +23,20 @@ type Delete struct {
 	HistoryPrefix string  `lua:"historyPrefix"`
 	Batch         int     `lua:"batch"`
 	Orders        []Order `lua:"orders"`
+	Prefix        string  `lua:"prefix"`
+	Kinds         *Names  `lua:"kinds"`
 }
 
 // Call is the run of delete.lua with these arguments.
 func (d *Delete) Call() Call {
-	keys := make([]string, 0, 12+len(d.Indexes))
-	keys = append(keys, d.Hash, d.ByScore, d.ByTime, d.Voted, d.Downvoted, d.Record, d.Sizes, d.Karma, d.Links, d.Shared)
+	keys := make([]string, 0, 9+len(d.Indexes))
+	keys = append(keys, d.Hash, d.ByScore, d.ByTime, d.Voted, d.Downvoted, d.Record, d.Sizes)
 	keys = append(keys, d.Indexes...)
 	if d.HistoryPrefix != "" {
 		keys = append(keys, d.PendingVoted, d.PendingDownvoted)
 	}
 	args := []any{d.Member, d.ID, d.GroupPrefix, d.CachePrefix, d.LivePrefix, d.PostsPrefix, d.HistoryPrefix, d.Batch}
 	args = appendOrders(args, d.Orders, "key")
+	args = appendList(append(args, d.Prefix), d.Kinds)
 	return Call{Script: deleteArticle, Keys: keys, Args: args}
 }

@@ -5,20 +5,19 @@ package script
 type Edit struct {
 	Hash    string `lua:"hash"`
 	ByScore string `lua:"byScore"`
-	Links   string `lua:"links"`
-	Shared  string `lua:"shared"`
 	Indexed string `lua:"indexed"`
 
 	Member string `lua:"member"`
 	ID     string `lua:"id"`
 	Texts  []Text `lua:"texts"`
 	Link   string `lua:"link"`
-	Unique bool   `lua:"unique"`
+	Prefix string `lua:"prefix"`
+	Kinds  *Names `lua:"kinds"`
 }
 
 // Call is the run of edit.lua with these arguments.
 func (e *Edit) Call() Call {
 	args := appendTexts([]any{e.Member, e.ID}, e.Texts)
-	return Call{Script: edit, Keys: []string{e.Hash, e.ByScore, e.Links, e.Shared, e.Indexed},
-		Args: append(args, e.Link, Flag(e.Unique))}
+	return Call{Script: edit, Keys: []string{e.Hash, e.ByScore, e.Indexed},
+		Args: appendList(append(args, e.Link, e.Prefix), e.Kinds)}
 }

@@ -8,7 +8,7 @@ package script
 // entries in the same order, which a test checks.
 //
 //	-- KEYS: hash byScore orders[].index record?livePrefix
-//	-- ARGV: member now:num livePrefix orders[key kind] keepKarma:flag
+//	-- ARGV: member now:num livePrefix orders[key kind] open:flag kinds[name]:place
 //
 // An entry of KEYS is a key's name; "list[].field" is one key per entry of
 // the ARGV list of that name; "name?cond" is a key sent only when the ARGV

@@ -10,9 +10,8 @@ type Post struct {
 	Posts   string   `lua:"posts"`
 	Indexes []string `lua:"orders[].index"`
 	History string   `lua:"history"` // sent with HistoryMillis above 0
-	Karma   string   `lua:"karma"`   // sent with KeepKarma
-	Links   string   `lua:"links"`   // sent with Unique
 
+	Prefix          string   `lua:"prefix"`
 	ArticlePrefix   string   `lua:"articlePrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
 	DownvotedPrefix string   `lua:"downvotedPrefix"`
@@ -26,8 +25,7 @@ type Post struct {
 	Score           string   `lua:"score"`
 	CutoffMillis    int64    `lua:"cutoffMillis"`
 	HistoryMillis   int64    `lua:"historyMillis"`
-	KeepKarma       bool     `lua:"keepKarma"`
-	Unique          bool     `lua:"unique"`
+	Kinds           *Names   `lua:"kinds"`
 	Orders          []Order  `lua:"orders"`
 	Groups          []string `lua:"groups"`
 	Built           *Names   `lua:"built"`
@@ -36,21 +34,17 @@ type Post struct {
 
 // Call is the run of post.lua with these arguments.
 func (p *Post) Call() Call {
-	keys := make([]string, 0, 8+len(p.Indexes))
+	keys := make([]string, 0, 6+len(p.Indexes))
 	keys = append(append(keys, p.Counter, p.Trimmed, p.Sizes, p.Indexed, p.Posts), p.Indexes...)
 	if p.HistoryMillis > 0 {
 		keys = append(keys, p.History)
 	}
-	if p.KeepKarma {
-		keys = append(keys, p.Karma)
-	}
-	if p.Unique {
-		keys = append(keys, p.Links)
-	}
-	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
-	args = append(args, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
+	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List())+
+		len(p.Kinds.List()))
+	args = append(args, p.Prefix, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
 	args = appendTexts(args, p.Texts)
-	args = append(args, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis, Flag(p.KeepKarma), Flag(p.Unique))
+	args = append(args, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis)
+	args = appendList(args, p.Kinds)
 	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")
 	args = appendNames(args, p.Groups)
 	args = appendList(args, p.Built)

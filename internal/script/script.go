@@ -20,6 +20,13 @@
 //     refuses one, so that a script still does all of its change or none
 //     of it: Redis does not roll a script back. Every other write is one
 //     that can no longer fail.
+//   - What a kind of index an option keeps (karma, unique links) writes is
+//     its hooks' (lib/hooks.lua), in its own file of the library: a script
+//     is sent the names of the kinds the Store keeps, runs their hooks
+//     among its reads, each giving its checks' reply or its plan of
+//     writes, and runs the plans with its own writes. The kind's keys are
+//     named from the namespace's prefix, so a new kind adds no KEYS, flag
+//     or branch to a script.
 //   - It answers with a status word ('ok', 'notfound', 'corrupt <detail>'...)
 //     rather than raising an error, since Redis and miniredis word script
 //     errors differently (status.go reads them). Only a fault of the
@@ -33,7 +40,9 @@ import (
 	"crypto/sha1"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,9 +95,79 @@ func All() []*Script {
 }
 
 // libraryFiles are the files of lua/lib, in the order their functions are
-// written before a script: a function comes after those it uses.
-var libraryFiles = []string{"args", "numbers", "journal", "values", "articles", "groups", "karma", "marks", "reindex",
-	"cursors", "links", "windows", "history"}
+// written before a script (a function comes after those it uses): those
+// every kind of index uses, then each kind's (schema.Indexes' Lib), in the
+// order of the kinds.
+var libraryFiles = func() []string {
+	files := []string{"args", "numbers", "journal", "hooks", "marks", "articles", "reindex", "cursors", "windows"}
+	for _, ix := range schema.Indexes {
+		if ix.Lib != "" && !slices.Contains(files, ix.Lib) {
+			files = append(files, ix.Lib)
+		}
+	}
+	return files
+}()
+
+// An event is a write whose script runs the hooks of the kinds of index
+// (lib/hooks.lua): each kind's lib may define its hook, <kind>On<Name>.
+// The hooks of an event that runs them always run whether or not the Store
+// keeps their kind, since another Store of the namespace may keep it.
+type event struct {
+	name   string
+	always bool
+}
+
+var events = []event{{"Post", false}, {"Vote", false}, {"Edit", true}, {"Delete", true}, {"Reindex", true}}
+
+// hookTables are the library's definitions of each event's table of hooks,
+// on<Event>: for each kind whose lib defines its hook, in the order of the
+// kinds, its name, its hook and its lib's <kind>Fields (nil for none).
+func hookTables(defined map[string]bool) []Part {
+	var parts []Part
+	for _, ev := range events {
+		var b strings.Builder
+		fmt.Fprintf(&b, "-- on%s are the hooks of the event %s (lib/hooks.lua), written by the loader.\nlocal on%s = {", ev.name, ev.name, ev.name)
+		if ev.always {
+			b.WriteString("always = true")
+		}
+		n := 0
+		for _, ix := range schema.Indexes {
+			hook := ix.Name + "On" + ev.name
+			if !defined[hook] {
+				continue
+			}
+			if n > 0 || ev.always {
+				b.WriteString(", ")
+			}
+			fields := "nil"
+			if defined[ix.Name+"Fields"] {
+				fields = ix.Name + "Fields"
+			}
+			fmt.Fprintf(&b, "{'%s', %s, %s}", ix.Name, hook, fields)
+			n++
+		}
+		b.WriteString("}\n\n")
+		parts = append(parts, Part{Name: "on" + ev.name, Text: b.String()})
+	}
+	return parts
+}
+
+// Hooked reports whether the kind of index has a hook of some event, so
+// that the Store sends its name to the scripts when it keeps it.
+func Hooked(kind string) bool { return hooked[kind] }
+
+var hooked = func() map[string]bool {
+	defined, kinds := map[string]bool{}, map[string]bool{}
+	for _, p := range Library() {
+		defined[p.Name] = true
+	}
+	for _, ix := range schema.Indexes {
+		for _, ev := range events {
+			kinds[ix.Name] = kinds[ix.Name] || defined[ix.Name+"On"+ev.name]
+		}
+	}
+	return kinds
+}()
 
 // load reads lua/name: its header, the Lua that reads its arguments, and
 // before them the functions of the library it uses; and writes the numbers
@@ -120,14 +199,33 @@ func Source(name string) string {
 // MaxGroupLen characters of up to four bytes, which its tests check.
 const MaxGroupBytes = 4 * 64
 
-// constants are the numbers the scripts share with Go, by the names the
-// scripts give them.
-var constants = strings.NewReplacer(
-	"MIN_SECONDS", schema.FormatFloat(schema.MinSeconds),
-	"MAX_SECONDS", schema.FormatFloat(schema.MaxSeconds),
-	"MAX_COUNT_DIGITS", strconv.Itoa(schema.MaxCountDigits),
-	"MAX_GROUP_BYTES", strconv.Itoa(MaxGroupBytes),
-)
+// constants are the numbers and names the scripts share with Go, by the
+// names the scripts give them: the numbers, and for each kind of index
+// (schema.Indexes) its keys' parts (KARMA_PART for "karma:") and its mark
+// (LINKS_MARK), as Lua strings.
+var constants = strings.NewReplacer(func() []string {
+	pairs := []string{
+		"MIN_SECONDS", schema.FormatFloat(schema.MinSeconds),
+		"MAX_SECONDS", schema.FormatFloat(schema.MaxSeconds),
+		"MAX_COUNT_DIGITS", strconv.Itoa(schema.MaxCountDigits),
+		"MAX_GROUP_BYTES", strconv.Itoa(MaxGroupBytes),
+	}
+	for _, ix := range schema.Indexes {
+		for _, part := range ix.Parts {
+			pairs = append(pairs, PartConstant(part), strconv.Quote(part))
+		}
+		if ix.Mark != "" && !ix.PerOrder {
+			pairs = append(pairs, strings.ToUpper(ix.Name)+"_MARK", strconv.Quote(ix.Mark))
+		}
+	}
+	return pairs
+}()...)
+
+// PartConstant is the name the scripts give a key's part: KARMA_PART for
+// "karma:".
+func PartConstant(part string) string {
+	return strings.ToUpper(strings.TrimSuffix(part, ":")) + "_PART"
+}
 
 // A Part is one definition of the library: a block of lines with no blank
 // line in it, its comment first, that defines the local Name.
@@ -140,6 +238,7 @@ type Part struct {
 // left out.
 func Library() []Part {
 	var parts []Part
+	defined := map[string]bool{}
 	for _, file := range libraryFiles {
 		for _, block := range strings.Split(Source("lib/"+file+".lua"), "\n\n") {
 			for _, line := range strings.Split(block, "\n") {
@@ -153,11 +252,12 @@ func Library() []Part {
 					end = len(def)
 				}
 				parts = append(parts, Part{Name: def[:end], Text: strings.TrimSpace(block) + "\n\n"})
+				defined[def[:end]] = true
 				break
 			}
 		}
 	}
-	return parts
+	return append(parts, hookTables(defined)...)
 }
 
 // libraryFor gives the parts code uses, and the parts those use, in the

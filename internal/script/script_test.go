@@ -299,3 +299,56 @@ func TestEachKindOfIndexHasItsLibrary(t *testing.T) {
 		}
 	}
 }
+
+// hooksScript answers, for each event's table of hooks, the kinds whose
+// hooks run for a Store that keeps the kinds in ARGV, and then the fields
+// of the article's hash the script asks for, after the base field 'time':
+// "Post:links Vote: ..." and then "time poster ...".
+var hooksScript = LibraryFor("runs hashFields keptIn onPost onVote onEdit onDelete onReindex") + `
+local kept = keptIn(0, #ARGV)
+local out = {}
+for _, ev in ipairs({{'Post', onPost}, {'Vote', onVote}, {'Edit', onEdit}, {'Delete', onDelete}, {'Reindex', onReindex}}) do
+	local names = {}
+	for _, h in ipairs(ev[2]) do
+		if runs(ev[2], h, kept) then
+			names[#names + 1] = h[1]
+		end
+	end
+	out[#out + 1] = ev[1] .. ':' .. table.concat(names, ',')
+end
+return {table.concat(out, ' '), table.concat(hashFields(onVote, kept, {'time'}), ' ')}
+`
+
+// TestHooks: each kind of index an option keeps has hooks (it is Hooked,
+// so that a Store keeping it names it to the scripts); a post's and a
+// vote's hooks run only for the kinds kept, an edit's, a deletion's and
+// Reindex's whatever is kept (another Store of the namespace may keep
+// them); and a vote asks the article's hash for the fields of the hooks
+// that run, once each.
+func TestHooks(t *testing.T) {
+	for _, ix := range schema.Indexes {
+		want := ix.Name == "karma" || ix.Name == "links"
+		if Hooked(ix.Name) != want {
+			t.Errorf("Hooked(%q) = %v, want %v", ix.Name, Hooked(ix.Name), want)
+		}
+	}
+	for name, c := range luaConns(t) {
+		for _, tc := range []struct {
+			kept         []any
+			hooks, asked string
+		}{
+			{nil, "Post: Vote: Edit:links Delete:karma,links Reindex:karma,links", "time"},
+			{[]any{"karma"}, "Post:karma Vote:karma Edit:links Delete:karma,links Reindex:karma,links", "time poster karma"},
+			{[]any{"links"}, "Post:links Vote: Edit:links Delete:karma,links Reindex:karma,links", "time"},
+			{[]any{"karma", "links"}, "Post:karma,links Vote:karma Edit:links Delete:karma,links Reindex:karma,links", "time poster karma"},
+		} {
+			reply, err := redis.Strings(c.Do("EVAL", append([]any{hooksScript, 0}, tc.kept...)...))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if reply[0] != tc.hooks || reply[1] != tc.asked {
+				t.Errorf("%s: keeping %v, hooks that run %q and fields asked %q; want %q and %q", name, tc.kept, reply[0], reply[1], tc.hooks, tc.asked)
+			}
+		}
+	}
+}

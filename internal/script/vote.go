@@ -11,7 +11,6 @@ type Vote struct {
 	Indexes   []string `lua:"orders[].index"`
 	Record    string   `lua:"record"`  // sent with a LivePrefix
 	History   string   `lua:"history"` // sent with HistoryMillis above 0
-	Karma     string   `lua:"karma"`   // sent with KeepKarma
 
 	Member   string `lua:"member"`
 	User     string `lua:"user"`
@@ -24,6 +23,7 @@ type Vote struct {
 // every vote of a Store; Args makes them once, since putting a string in
 // an interface allocates.
 type VoteSettings struct {
+	Prefix        string  `lua:"prefix"`
 	Cutoff        string  `lua:"cutoff"`
 	HistoryMillis int64   `lua:"historyMillis"`
 	LivePrefix    string  `lua:"livePrefix"`
@@ -32,7 +32,7 @@ type VoteSettings struct {
 	PlusOne       string  `lua:"plusOne"`
 	PlusTwo       string  `lua:"plusTwo"`
 	Orders        []Order `lua:"orders"`
-	KeepKarma     bool    `lua:"keepKarma"`
+	Kinds         *Names  `lua:"kinds"`
 
 	args []any
 }
@@ -41,9 +41,9 @@ type VoteSettings struct {
 // Make them before the VoteSettings are shared.
 func (s *VoteSettings) Args() []any {
 	if s.args == nil {
-		args := []any{s.Cutoff, s.HistoryMillis, s.LivePrefix, s.MinusTwo, s.MinusOne, s.PlusOne, s.PlusTwo}
+		args := []any{s.Prefix, s.Cutoff, s.HistoryMillis, s.LivePrefix, s.MinusTwo, s.MinusOne, s.PlusOne, s.PlusTwo}
 		args = appendOrders(args, s.Orders, "key", "kind")
-		s.args = append(args, Flag(s.KeepKarma))
+		s.args = appendList(args, s.Kinds)
 	}
 	return s.args
 }
@@ -51,16 +51,13 @@ func (s *VoteSettings) Args() []any {
 // Call is the run of vote.lua with these arguments.
 func (v *Vote) Call() Call {
 	s := v.Settings
-	keys := make([]string, 0, 7+len(v.Indexes))
+	keys := make([]string, 0, 6+len(v.Indexes))
 	keys = append(append(keys, v.Hash, v.ByScore, v.Voted, v.Downvoted), v.Indexes...)
 	if s.LivePrefix != "" {
 		keys = append(keys, v.Record)
 	}
 	if s.HistoryMillis > 0 {
 		keys = append(keys, v.History)
-	}
-	if s.KeepKarma {
-		keys = append(keys, v.Karma)
 	}
 	settings := s.Args()
 	args := make([]any, 0, 4+len(settings))

@@ -8,21 +8,22 @@
 -- has at most batch voters, else in later steps of clear_history.lua, for
 -- which the voter sets are renamed.
 --
--- KEYS: hash byScore byTime voted downvoted record sizes karma links shared
---       orders[].index pendingVoted?historyPrefix
---       pendingDownvoted?historyPrefix
+-- KEYS: hash byScore byTime voted downvoted record sizes orders[].index
+--       pendingVoted?historyPrefix pendingDownvoted?historyPrefix
 -- ARGV: member id groupPrefix cachePrefix livePrefix postsPrefix
---       historyPrefix batch:num orders[key]
+--       historyPrefix batch:num orders[key] prefix kinds[name]:place
 --
 -- historyPrefix is '' without a history.
 --
 -- Whatever the Store's options, the article leaves its poster's index of
--- articles (postsPrefix .. poster), its part of the poster's karma goes
--- (the karma field of its hash), the poster leaves karma: with the last
--- article (unless others outside posts:<user> leave them karma), and it
--- gives up its link in the index of links (released: if it holds the link,
--- the oldest article that shares it takes it): a Store of other options may
--- keep them.
+-- articles (postsPrefix .. poster), and each kind's hook of a deletion
+-- (onDelete, lib/hooks.lua) runs, given whether the Store keeps the kind
+-- (kinds, those it keeps that have hooks; prefix the namespace's), since
+-- a Store of other options may keep it: its part of the poster's karma
+-- goes (the poster leaves karma: with their last article, e.last, unless
+-- others outside posts:<user> leave them karma), and it gives up its link
+-- in the index of links (if it holds the link, the oldest article that
+-- shares it takes it).
 --
 -- orders are all the orders of the table, each with its index's key after
 -- the prefix:
@@ -39,11 +40,13 @@
 -- 'notfound' if there is no hash, no score and no posting time.
 
 local exists = redis.call('EXISTS', hash)
-local fields, bad = try('HMGET', hash, 'poster', 'karma', 'link', 'time')
+local kept = keptIn(kindsName, kinds)
+local wanted = hashFields(onDelete, kept, {'poster'})
+local fields, bad = try('HMGET', hash, unpack(wanted))
 if bad then
 	return bad
 end
-local poster, part, link, postedAt = fields[1], fields[2], fields[3], fields[4]
+local poster = fields[1]
 local score
 score, bad = try('ZSCORE', byScore, member)
 if bad then
@@ -96,24 +99,20 @@ downs, bad = try('SCARD', downvoted)
 if bad then
 	return bad
 end
--- The poster's index of articles and karma, and the index of links.
-local posts, inPosts, change, taken
+-- The poster's index of articles, and the hooks.
+local posts, inPosts
 if poster then
 	posts = postsPrefix .. poster
 	inPosts, bad = try('ZSCORE', posts, member)
 	if bad then
 		return bad
 	end
-	taken, bad = karmaOfDeletion(karma, hash, poster, part, inPosts and redis.call('ZCARD', posts) == 1)
-	if bad then
-		return bad
-	end
 end
-if link then
-	change, bad = released(links, shared, linkKey(link), seconds(postedAt), id)
-	if bad then
-		return bad
-	end
+local plans
+plans, bad = planned(onDelete, kept, {prefix = prefix, hash = hash, id = id, member = member,
+	fields = byName(wanted, fields), last = inPosts and redis.call('ZCARD', posts) == 1})
+if bad then
+	return bad
 end
 
 -- With a history: the voters whose entries go in this step, if there are
@@ -131,7 +130,10 @@ if historyPrefix ~= '' then
 	end
 end
 
-bad = shrink(sizes, left)
+bad = undoable(plans)
+if not bad then
+	bad = shrink(sizes, left)
+end
 if bad then
 	return bad
 end
@@ -139,8 +141,7 @@ redis.call('DEL', hash, record)
 if inPosts then
 	redis.call('ZREM', posts, member)
 end
-karmaWritten(karma, nil, poster, taken)
-release(links, shared, change)
+written(plans)
 for _, index in ipairs(indexes) do
 	redis.call('ZREM', index, member)
 end

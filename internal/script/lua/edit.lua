@@ -3,61 +3,44 @@
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
--- KEYS: hash byScore links shared indexed
--- ARGV: member id texts[name value] link unique:flag
+-- KEYS: hash byScore indexed
+-- ARGV: member id texts[name value] link prefix kinds[name]:place
 --
--- A new link (one whose key, linkKey, is not the old one's) gives up the
--- old one in the index of links (released): if the article holds it, the
--- oldest article that shares it (linkshares:, shared) takes it. With unique
--- links the new one is refused, naming the article that has it, if the
--- index names another, and else the article holds it; without them the
--- index no longer holds every article's link, and its mark in indexed:
--- goes (internal/schema/marks.go).
+-- kinds are the kinds of index the Store keeps that have hooks
+-- (lib/hooks.lua), prefix the namespace's. Each kind's hook of an edit
+-- (onEdit) runs whatever the Store keeps, given whether it keeps the kind:
+-- a new link gives up the old one in the index of links, and with unique
+-- links is refused, naming the article that has it, if another has it;
+-- without them the index's mark in indexed: goes (internal/schema/marks.go).
 
 local posted, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
 end
-local old
-old, bad = try('HGET', hash, 'link')
-if bad then
-	return bad
-end
-local newKey, oldKey = linkKey(link), old and linkKey(old)
-local change, unmark = nil, {} -- change: what giving up the old link writes
-if newKey ~= oldKey then
-	local linked
-	linked, bad = try('HGET', links, newKey)
+local kept = keptIn(kindsName, kinds)
+local wanted = hashFields(onEdit, kept, {})
+local fields = {}
+if #wanted > 0 then
+	fields, bad = try('HMGET', hash, unpack(wanted))
 	if bad then
 		return bad
 	end
-	if unique and linked then
-		return 'duplicate ' .. holderOf(linked)
-	end
-	if oldKey then
-		change, bad = released(links, shared, oldKey, seconds(posted), id)
-		if bad then
-			return bad
-		end
-	end
-	if not unique then
-		unmark, bad = builtAmong(indexed, {'links'})
-		if bad then
-			return bad
-		end
-	end
+end
+local plans
+plans, bad = planned(onEdit, kept, {prefix = prefix, hash = hash, id = id, member = member, link = link,
+	posted = posted, indexed = indexed, fields = byName(wanted, fields)})
+if bad then
+	return bad
+end
+bad = undoable(plans)
+if bad then
+	return bad
 end
 
-local fields = {'link', link}
+local set = {'link', link}
 for i = 1, texts.n do
-	fields[#fields + 1], fields[#fields + 2] = texts.name[i], texts.value[i]
+	set[#set + 1], set[#set + 2] = texts.name[i], texts.value[i]
 end
-redis.call('HSET', hash, unpack(fields))
-release(links, shared, change)
-if unique and newKey ~= oldKey then
-	redis.call('HSET', links, newKey, id)
-end
-if #unmark > 0 then
-	redis.call('HDEL', indexed, unpack(unmark))
-end
+redis.call('HSET', hash, unpack(set))
+written(plans)
 return 'ok'

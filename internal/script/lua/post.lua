@@ -3,10 +3,10 @@
 -- an entry in each group's live index of each kept order.
 --
 -- KEYS: counter trimmed sizes indexed posts orders[].index
---       history?historyMillis karma?keepKarma links?unique
--- ARGV: articlePrefix votedPrefix downvotedPrefix recordPrefix groupPrefix
---       livePrefix texts[name value] link poster posted score cutoffMillis
---       historyMillis:num keepKarma:flag unique:flag
+--       history?historyMillis
+-- ARGV: prefix articlePrefix votedPrefix downvotedPrefix recordPrefix
+--       groupPrefix livePrefix texts[name value] link poster posted score
+--       cutoffMillis historyMillis:num kinds[name]:place
 --       orders[key kind window cut] groups[name] built[field] unbuilt[field]
 --
 -- texts are the article's text fields that no index reads (its title),
@@ -14,11 +14,11 @@
 -- 0 without a history; an order's window and cut are '' for one with no
 -- window.
 --
--- posts is the poster's index of articles. With karma the poster joins
--- karma: with no karma, if new there, and the article's hash gets its
--- part of it, 0: the poster's own up-vote never counts. With unique links
--- a link whose key (linkKey) the index of links has already is refused,
--- naming that article, before any write.
+-- posts is the poster's index of articles. kinds are the kinds of index
+-- the Store keeps that have hooks (lib/hooks.lua), prefix the namespace's:
+-- each kept kind's hook of a post (onPost) runs among the reads (with
+-- karma the poster joins karma:; with unique links a link another article
+-- holds is refused, naming it, before any write).
 --
 -- orders are the kept orders, ByScore's first and ByTime's second, each
 -- with its index's key after the prefix, the kind of its index, and for a
@@ -64,19 +64,19 @@ if #id == 19 and id > '9223372036854775807' then
 	return 'full'
 end
 
-local linked
-if links then
-	linked, bad = try('HGET', links, linkKey(link))
-	if bad then
-		return bad
-	end
-	if linked then
-		return 'duplicate ' .. holderOf(linked)
-	end
-end
-
 local article, voted, downvoted = articlePrefix .. id, votedPrefix .. id, downvotedPrefix .. id
 local record = recordPrefix .. id
+-- The hash's fields; the hooks may add their own.
+local stored = {'link', link, 'poster', poster, 'time', posted, 'votes', '1'}
+for i = 1, texts.n do
+	stored[#stored + 1], stored[#stored + 2] = texts.name[i], texts.value[i]
+end
+local plans
+plans, bad = planned(onPost, keptIn(kindsName, kinds),
+	{prefix = prefix, id = id, member = article, poster = poster, link = link, stored = stored})
+if bad then
+	return bad
+end
 if redis.call('EXISTS', article, voted, downvoted, record) > 0 then
 	for _, key in ipairs({article, voted, downvoted, record}) do
 		if redis.call('EXISTS', key) == 1 then
@@ -186,14 +186,11 @@ if history then
 	end
 end
 bad = add(posts, posted, article)
+if not bad then
+	bad = undoable(plans)
+end
 if bad then
 	return bad
-end
-if karma then
-	bad = enter(karma, poster)
-	if bad then
-		return bad
-	end
 end
 bad = grow(sizes, names)
 if bad then
@@ -201,17 +198,8 @@ if bad then
 end
 
 redis.call('INCR', counter)
-local stored = {'link', link, 'poster', poster, 'time', posted, 'votes', '1'}
-for i = 1, texts.n do
-	stored[#stored + 1], stored[#stored + 2] = texts.name[i], texts.value[i]
-end
-if karma then
-	stored[#stored + 1], stored[#stored + 2] = 'karma', '0'
-end
 redis.call('HSET', article, unpack(stored))
-if links then
-	redis.call('HSET', links, linkKey(link), id)
-end
+written(plans)
 redis.call('SADD', voted, poster)
 redis.call('PEXPIRE', voted, cutoffMillis)
 if #names > 0 then

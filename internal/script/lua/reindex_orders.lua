@@ -7,25 +7,24 @@
 -- parse is skipped and counted. A window's index takes only articles posted
 -- after both its mark and its cut.
 --
--- It also puts each article in its poster's index of articles; with karma
--- it counts the article's part of its poster's karma while its voting is
--- open (its voter sets say what the poster's own vote is), or if it has
--- none yet (taking the poster's own vote to be the post's up-vote, as the
--- book's code has it), and moves the poster's karma to match; with unique
--- links it makes the article the holder of its link in the index of links
--- if no article that exists holds it (the oldest that shares it takes it
--- first, if older), else puts it in linkshares: (shared, shareOf), behind
--- the holder: one that joins linkshares: is a duplicate, counted and named
--- in progress (field "duplicate:<id>", the id of the link's holder), up to
--- maxDuplicates of them. A link's field written before linkshares: held
--- those that share it (several ids) is written afresh with its holder.
--- Each article reads a field and a member or two, however many articles
--- share its link.
+-- It also puts each article in its poster's index of articles, and runs
+-- each kind's hook of a step (onReindex, lib/hooks.lua), given the step's
+-- articles and whether the Store keeps the kind (kinds, those it keeps
+-- that have hooks; prefix the namespace's): with karma it counts the
+-- article's part of its poster's karma while its voting is open (its voter
+-- sets say what the poster's own vote is), or if it has none yet (taking
+-- the poster's own vote to be the post's up-vote, as the book's code has
+-- it), and moves the poster's karma to match; with unique links it makes
+-- the article the holder of its link in the index of links if no article
+-- that exists holds it, else puts it behind the holder in linkshares:. A
+-- hook's plan may name duplicates (an article's id, and the id of the
+-- article whose place it takes second to): they are counted and named in
+-- progress (field "duplicate:<id>", the other id), up to maxDuplicates of
+-- them.
 --
--- KEYS: byTime byScore trimmed progress orders[].index karma?keepKarma
---       links?unique shared?unique
+-- KEYS: byTime byScore trimmed progress orders[].index
 -- ARGV: run batch:num articlePrefix votedPrefix downvotedPrefix postsPrefix
---       keepKarma:flag unique:flag maxDuplicates:num orders[kind window cut]
+--       maxDuplicates:num orders[kind window cut] prefix kinds[name]:place
 --
 -- batch is 0 to check the keys alone; an order's window and cut are ''
 -- for one with no window.
@@ -69,23 +68,13 @@ marked, bad = marks(trimmed, fields)
 if bad then
 	return bad
 end
-if karma then
-	_, bad = try('ZSCORE', karma, '')
-	if bad then
-		return bad
-	end
-end
-if links then
-	_, bad = try('HGET', links, '')
-	if not bad then
-		_, bad = try('ZSCORE', shared, '')
-	end
-	if bad then
-		return bad
-	end
-end
+local kept = keptIn(kindsName, kinds)
+local event = {prefix = prefix, articles = {}, articlePrefix = articlePrefix, votedPrefix = votedPrefix,
+	downvotedPrefix = downvotedPrefix}
 if batch == 0 then
-	return 'ok' -- a check of the keys alone
+	-- A check of the keys alone: the hooks, given no articles, check theirs.
+	_, bad = planned(onReindex, kept, event)
+	return bad or 'ok'
 end
 if state[1] ~= run then
 	return 'superseded'
@@ -126,94 +115,40 @@ for i = 1, #walked, 2 do
 end
 local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) or {}
 local articles, skipped = {}, 0
-local posts, parts, duplicates = {}, {}, {} -- what the article's poster and link take
-local linked = {} -- each article's posting time, id and link key, with unique links
+local posts = {} -- the posters' indexes the articles join
+-- Each article's fields: its counters, its poster, and the hooks'.
+local wanted = hashFields(onReindex, kept, {'time', 'votes', 'downvotes', 'poster'})
 for i, member in ipairs(members) do
-	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'poster', 'karma', 'link')
+	local f = redis.pcall('HMGET', member, unpack(wanted))
 	local posted, ups, downs
 	if type(f) == 'table' and not f.err and f[1] then
 		posted, ups, downs = counts(member, f[1], f[2], f[3])
 	end
-	local id = string.sub(member, #articlePrefix + 1)
-	local poster, part = f[4], whole(f[5])
-	if posted and scores[i] and f[5] and not part then
-		return 'corrupt ' .. member .. ' field karma ' .. quote(f[5]) .. ' is not a whole number'
-	end
 	if posted and scores[i] then
+		local own = string.sub(member, 1, #articlePrefix) == articlePrefix
 		articles[#articles + 1] = {member, tonumber(walked[2 * i]), ups, downs, tonumber(scores[i])}
-	else
-		skipped = skipped + 1
-	end
-	if posted and scores[i] and string.sub(member, 1, #articlePrefix) == articlePrefix then
-		if poster then
+		event.articles[#event.articles + 1] = {member = member, id = string.sub(member, #articlePrefix + 1), own = own,
+			posted = posted, ups = ups, downs = downs, fields = byName(wanted, f)}
+		local poster = f[4]
+		if own and poster then
 			local key = postsPrefix .. poster
 			_, bad = try('ZSCORE', key, member)
 			if bad then
 				return bad
 			end
 			posts[#posts + 1] = {key, walked[2 * i], member}
-			if karma then
-				local new
-				new, bad = karmaCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part)
-				if bad then
-					return bad
-				end
-				parts[#parts + 1] = {member, poster, new, new - (part or 0)}
-			end
 		end
-		if links and f[6] then
-			linked[#linked + 1] = {posted, id, linkKey(f[6])}
-		end
+	else
+		skipped = skipped + 1
 	end
 end
-
--- The links, the oldest article first, and of those posted at one time the
--- lowest id (the walk gives them in the order of their keys, where
--- article:10 comes before article:9). Each link's holder: the article the
--- index names, if it exists; else the oldest that shares the link, if it
--- exists and is older than the article met; else the article met. Every
--- other article met with the link shares it.
-table.sort(linked, function(x, y)
-	if x[1] ~= y[1] then
-		return x[1] < y[1]
-	end
-	return #x[2] < #y[2] or #x[2] == #y[2] and x[2] < y[2]
-end)
-local holders, setHolders = {}, {} -- each link key's holder as this step leaves it; those to write
-local joins, joined, leaves = {}, {}, {} -- members of linkshares: to add (and as a set), to take out
-for _, l in ipairs(linked) do
-	local posted, id, key = l[1], l[2], l[3]
-	local member = not string.find(key, '\0', 1, true) and shareOf(key, posted, id)
-	local holder = holders[key]
-	if member and holder == nil then
-		local field = redis.call('HGET', links, key)
-		holder = holderOf(field)
-		if holder and holder ~= id and redis.call('EXISTS', articlePrefix .. holder) == 0 then
-			holder = nil -- gone, and its link free
-		end
-		if not holder then
-			local first, firstID = firstShare(shared, key)
-			if first and first < member and redis.call('EXISTS', articlePrefix .. firstID) == 1 then
-				holder = firstID
-				leaves[#leaves + 1] = first
-			end
-		end
-		holder = holder or id
-		if holder ~= field then
-			setHolders[key] = holder -- a new holder, or a field of several ids written afresh
-		end
-		holders[key] = holder
-	end
-	if member and holder == id and setHolders[key] == id then
-		-- It holds the link now: it leaves linkshares:, if it was there.
-		if redis.call('ZSCORE', shared, member) then
-			leaves[#leaves + 1] = member
-		end
-	elseif member and holder ~= id and not joined[member] and not redis.call('ZSCORE', shared, member) then
-		joined[member] = true
-		joins[#joins + 1] = member
-		duplicates[#duplicates + 1] = {id, holder}
-	end
+local plans
+plans, bad = planned(onReindex, kept, event)
+if not bad then
+	bad = undoable(plans)
+end
+if bad then
+	return bad
 end
 
 local texts = {} -- each value's text, written once: net votes repeat
@@ -236,26 +171,12 @@ end
 for _, p in ipairs(posts) do
 	redis.call('ZADD', p[1], p[2], p[3])
 end
-for _, p in ipairs(parts) do
-	redis.call('HSET', p[1], 'karma', string.format('%d', p[3]))
-	redis.call('ZINCRBY', karma, p[4], p[2])
-end
-local linkFields = {}
-for key, holder in pairs(setHolders) do
-	linkFields[#linkFields + 1], linkFields[#linkFields + 2] = key, holder
-end
-if #linkFields > 0 then
-	redis.call('HSET', links, unpack(linkFields))
-end
-for i = 1, #leaves, 1000 do
-	redis.call('ZREM', shared, unpack(leaves, i, math.min(i + 999, #leaves)))
-end
-for i = 1, #joins, 500 do
-	local args = {}
-	for j = i, math.min(i + 499, #joins) do
-		args[#args + 1], args[#args + 2] = 0, joins[j]
+written(plans)
+local duplicates = {}
+for _, plan in ipairs(plans) do
+	for _, d in ipairs(plan.duplicates or {}) do
+		duplicates[#duplicates + 1] = d
 	end
-	redis.call('ZADD', shared, unpack(args))
 end
 local found, named = '0', {}
 if #duplicates > 0 then

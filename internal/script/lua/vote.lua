@@ -1,9 +1,10 @@
 -- vote.lua: applies one user's vote on one article.
 --
 -- KEYS: hash byScore voted downvoted orders[].index record?livePrefix
---       history?historyMillis karma?keepKarma
--- ARGV: member user dir nowText cutoff:num historyMillis:num livePrefix
---       minusTwo minusOne plusOne plusTwo orders[key kind]:place keepKarma:flag
+--       history?historyMillis
+-- ARGV: member user dir nowText prefix cutoff:num historyMillis:num
+--       livePrefix minusTwo minusOne plusOne plusTwo orders[key kind]:place
+--       kinds[name]:place
 --
 -- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
 -- seconds; historyMillis 0 without a history, livePrefix '' without live
@@ -36,18 +37,21 @@
 -- only an entry an index has: an article posted before an order was kept
 -- waits for Reindex, and one a window has trimmed stays out.
 --
--- With karma, the article's part of its poster's karma (its hash's field
--- karma: up - down, less the poster's own vote) moves with a vote of
--- anyone else, and the poster's entry in karma: with it. An article with
--- no part yet (posted without karma) has it counted here from its voter
--- sets, and added to its poster's karma.
+-- kinds are the kinds of index the Store keeps that have hooks
+-- (lib/hooks.lua), prefix the namespace's: each kept kind's hook of a vote
+-- (onVote) runs last among the reads, given the vote (with karma, the
+-- article's part of its poster's karma moves with a vote of anyone else,
+-- and the poster's entry in karma: with it). With none kept, the vote
+-- makes no table for them.
 
 local now = tonumber(nowText)
 
--- With karma, the poster and the article's part of karma too.
-local fields, bad
-if karma then
-	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'poster', 'karma')
+-- The hooks' fields of the hash too, with a kind kept.
+local kept = keptIn(kindsName, kinds)
+local fields, bad, wanted
+if kept then
+	wanted = hashFields(onVote, kept, {'time', 'votes', 'downvotes'})
+	fields, bad = try('HMGET', hash, unpack(wanted))
 else
 	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
 end
@@ -126,10 +130,12 @@ if not finite(newScore) then
 	return 'corrupt ' .. byScore .. ': the score of ' .. member .. ' would overflow'
 end
 
--- With karma, what the vote moves of its poster's karma.
-local poster, moved = fields[4], nil
-if karma and poster then
-	moved, bad = karmaOfVote(karma, hash, poster, fields[5], user, net, up, down, isUp, isDown, ups, downs, voted, downvoted)
+-- The kept kinds' hooks.
+local plans
+if kept then
+	plans, bad = planned(onVote, kept, {prefix = prefix, hash = hash, member = member, user = user,
+		fields = byName(wanted, fields), net = net, up = up, down = down, isUp = isUp, isDown = isDown, ups = ups,
+		downs = downs, voted = voted, downvoted = downvoted})
 	if bad then
 		return bad
 	end
@@ -172,10 +178,17 @@ for i = 1, orders do
 	end
 end
 
--- Then, if this vote creates it, the down-voter set; then the user's
--- history, whose first write is the last that can be refused.
+-- Then, if this vote creates it, the down-voter set; the hooks' writes
+-- to keys no read has proven; then the user's history, whose first write
+-- is the last that can be refused.
 if down > 0 and not downRead then
 	bad = join(downvoted, user)
+	if bad then
+		return bad
+	end
+end
+if plans then
+	bad = undoable(plans)
 	if bad then
 		return bad
 	end
@@ -225,7 +238,7 @@ end
 if down ~= 0 then
 	redis.call('HINCRBY', hash, 'downvotes', down)
 end
-if karma then
-	karmaWritten(karma, hash, poster, moved)
+if plans then
+	written(plans)
 end
 return 'ok'

@@ -1,6 +1,9 @@
--- lib/links.lua: the index of links and the articles that share a link. The
--- loader (script.go) puts before each script the functions of the library
--- it uses, and those they use.
+-- lib/links.lua: the index of links (WithUniqueLinks): links: (LINKS_PART),
+-- each link's key to the id of the article that holds it, and linkshares:
+-- (LINKSHARES_PART), the articles that share a link behind its holder. Its
+-- hooks (lib/hooks.lua): a post holds its link, refused if another article
+-- does; an edit and a deletion, whatever the Store keeps, give the old link
+-- up; Reindex makes each article hold or share its link.
 
 -- asciiLower is s with its ASCII letters in lower case and every other
 -- byte as it is, as Go's asciiLower (string.lower may follow a locale).
@@ -109,4 +112,178 @@ local function release(links, shared, change)
 	if change.drop then
 		redis.call('ZREM', shared, change.drop)
 	end
+end
+
+
+-- linksFields are the fields of the article's hash the hooks read.
+local linksFields = {'link', 'time'}
+
+-- linksOnPost: a link whose key (linkKey) the index has already is
+-- refused, naming the article that holds it; else the new article e.id
+-- holds it.
+local function linksOnPost(e)
+	local links, key = e.prefix .. LINKS_PART, linkKey(e.link)
+	local linked, bad = try('HGET', links, key)
+	if bad then
+		return nil, bad
+	end
+	if linked then
+		return nil, 'duplicate ' .. holderOf(linked)
+	end
+	return {write = function()
+		redis.call('HSET', links, key, e.id)
+	end}
+end
+
+-- linksOnEdit: a new link (one whose key is not the old one's,
+-- e.fields.link) gives up the old one (released). With the index kept the
+-- new one is refused, naming the article that has it, if the index names
+-- another, and else the article holds it; without it the index no longer
+-- holds every article's link, and its mark in indexed: goes.
+local function linksOnEdit(e, kept)
+	local links, shared = e.prefix .. LINKS_PART, e.prefix .. LINKSHARES_PART
+	local old = e.fields.link or nil
+	local newKey, oldKey = linkKey(e.link), old and linkKey(old)
+	if newKey == oldKey then
+		return nil
+	end
+	local linked, bad = try('HGET', links, newKey)
+	if bad then
+		return nil, bad
+	end
+	if kept and linked then
+		return nil, 'duplicate ' .. holderOf(linked)
+	end
+	local change, unmark
+	if oldKey then
+		change, bad = released(links, shared, oldKey, seconds(e.posted), e.id)
+		if bad then
+			return nil, bad
+		end
+	end
+	if not kept then
+		unmark, bad = builtAmong(e.indexed, {LINKS_MARK})
+		if bad then
+			return nil, bad
+		end
+	end
+	return {write = function()
+		release(links, shared, change)
+		if kept then
+			redis.call('HSET', links, newKey, e.id)
+		elseif #unmark > 0 then
+			redis.call('HDEL', e.indexed, unpack(unmark))
+		end
+	end}
+end
+
+-- linksOnDelete: the article gives up its link (released).
+local function linksOnDelete(e)
+	local link = e.fields.link
+	if not link then
+		return nil
+	end
+	local links, shared = e.prefix .. LINKS_PART, e.prefix .. LINKSHARES_PART
+	local change, bad = released(links, shared, linkKey(link), seconds(e.fields.time or nil), e.id)
+	if bad then
+		return nil, bad
+	end
+	return {write = function()
+		release(links, shared, change)
+	end}
+end
+
+-- linksOnReindex: each article of the step (e.articles) holds its link if
+-- no article that exists holds it (the oldest that shares it takes it
+-- first, if older), else joins linkshares: (shareOf) behind the holder:
+-- one that joins is a duplicate, which the plan names (duplicates: its id
+-- and the holder's). A field written before linkshares: held those that
+-- share a link (several ids) is written afresh with its holder. Each
+-- article reads a field and a member or two, however many share its link.
+local function linksOnReindex(e, kept)
+	if not kept then
+		return nil
+	end
+	local links, shared = e.prefix .. LINKS_PART, e.prefix .. LINKSHARES_PART
+	local _, bad = try('HGET', links, '')
+	if not bad then
+		_, bad = try('ZSCORE', shared, '')
+	end
+	if bad then
+		return nil, bad
+	end
+	local linked = {} -- each article's posting time, id and link key
+	for _, a in ipairs(e.articles) do
+		if a.own and a.fields.link then
+			linked[#linked + 1] = {a.posted, a.id, linkKey(a.fields.link)}
+		end
+	end
+	-- The oldest article first, and of those posted at one time the lowest
+	-- id (the walk gives them in the order of their keys, where article:10
+	-- comes before article:9). Each link's holder: the article the index
+	-- names, if it exists; else the oldest that shares the link, if it
+	-- exists and is older than the article met; else the article met.
+	-- Every other article met with the link shares it.
+	table.sort(linked, function(x, y)
+		if x[1] ~= y[1] then
+			return x[1] < y[1]
+		end
+		return #x[2] < #y[2] or #x[2] == #y[2] and x[2] < y[2]
+	end)
+	local holders, setHolders = {}, {} -- each link key's holder as this step leaves it; those to write
+	local joins, joined, leaves = {}, {}, {} -- members of linkshares: to add (and as a set), to take out
+	local duplicates = {}
+	for _, l in ipairs(linked) do
+		local posted, id, key = l[1], l[2], l[3]
+		local member = not string.find(key, '\0', 1, true) and shareOf(key, posted, id)
+		local holder = holders[key]
+		if member and holder == nil then
+			local field = redis.call('HGET', links, key)
+			holder = holderOf(field)
+			if holder and holder ~= id and redis.call('EXISTS', e.articlePrefix .. holder) == 0 then
+				holder = nil -- gone, and its link free
+			end
+			if not holder then
+				local first, firstID = firstShare(shared, key)
+				if first and first < member and redis.call('EXISTS', e.articlePrefix .. firstID) == 1 then
+					holder = firstID
+					leaves[#leaves + 1] = first
+				end
+			end
+			holder = holder or id
+			if holder ~= field then
+				setHolders[key] = holder -- a new holder, or a field of several ids written afresh
+			end
+			holders[key] = holder
+		end
+		if member and holder == id and setHolders[key] == id then
+			-- It holds the link now: it leaves linkshares:, if it was there.
+			if redis.call('ZSCORE', shared, member) then
+				leaves[#leaves + 1] = member
+			end
+		elseif member and holder ~= id and not joined[member] and not redis.call('ZSCORE', shared, member) then
+			joined[member] = true
+			joins[#joins + 1] = member
+			duplicates[#duplicates + 1] = {id, holder}
+		end
+	end
+	return {duplicates = duplicates, write = function()
+		local fields = {}
+		for key, holder in pairs(setHolders) do
+			fields[#fields + 1], fields[#fields + 2] = key, holder
+		end
+		if #fields > 0 then
+			redis.call('HSET', links, unpack(fields))
+		end
+		for i = 1, #leaves, 1000 do
+			redis.call('ZREM', shared, unpack(leaves, i, math.min(i + 999, #leaves)))
+		end
+		for i = 1, #joins, 500 do
+			local args = {}
+			for j = i, math.min(i + 499, #joins) do
+				args[#args + 1], args[#args + 2] = 0, joins[j]
+			end
+			redis.call('ZADD', shared, unpack(args))
+		end
+	end}
 end
