@@ -125,6 +125,11 @@ local function karmaOnPost(e)
 	end}
 end
 
+-- karmaWrite writes the plan of karmaMoved.
+local function karmaWrite(plan)
+	karmaWritten(plan.karma, plan.hash, plan.poster, plan.moved)
+end
+
 -- karmaMoved is the plan of the event e's hook that moves the karma of
 -- the article's poster: found (karmaOfVote or karmaOfDeletion) reads what
 -- moves, written to the article's hash, hash (nil when it goes). An
@@ -139,9 +144,7 @@ local function karmaMoved(e, found, hash)
 	if bad then
 		return nil, bad
 	end
-	return {write = function()
-		karmaWritten(karma, hash, poster, moved)
-	end}
+	return {write = karmaWrite, karma = karma, hash = hash, poster = poster, moved = moved}
 end
 
 -- karmaOnVote: the article's part moves with a vote of anyone but the
