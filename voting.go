@@ -56,9 +56,9 @@ type Store struct {
 	history time.Duration
 	// kinds says which kinds of index (schema.Indexes) the Store keeps,
 	// by name; hooked are those of them whose writes the scripts' hooks
-	// make (script.Hooked), the names the scripts are sent.
+	// make (script.Hooked): the variant of each script with hooks it runs.
 	kinds  map[string]bool
-	hooked *script.Names
+	hooked script.Kinds
 
 	// trimBatch is how many aged-out articles a listing takes out of a
 	// window's index in one step; reindexBatch how many articles one step of
@@ -127,13 +127,13 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	for _, name := range cfg.kinds {
 		s.kinds[name] = true
 	}
-	var hooked []string
+	var kept []string
 	for _, ix := range schema.Indexes {
-		if s.keepsIndex(ix.Name) && script.Hooked(ix.Name) {
-			hooked = append(hooked, ix.Name)
+		if s.keepsIndex(ix.Name) {
+			kept = append(kept, ix.Name)
 		}
 	}
-	s.hooked = script.NewNames(hooked)
+	s.hooked = script.KindsOf(kept)
 	s.built, s.unbuilt, s.unbuiltLive = s.buildFields()
 	s.vote = s.voteSettings()
 	s.postBuilt, s.postUnbuilt, s.groupUnbuilt = script.NewNames(s.built), script.NewNames(s.unbuilt), script.NewNames(s.unbuiltLive)

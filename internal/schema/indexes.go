@@ -40,6 +40,8 @@ type Index struct {
 	// name after the prefix; its Lua names each by script.PartConstant
 	// ("karma:" is KARMA_PART), prefix .. KARMA_PART.
 	Parts []string
+	// Fields are the fields of an article's hash its Lib's hooks read.
+	Fields []string
 	// Missing says, in ErrNotIndexed's words, what the kind lacks until
 	// Reindex builds it; Verb what Reindex does to it there ("build" if
 	// empty).
@@ -93,6 +95,7 @@ var Indexes = []Index{
 	},
 	{
 		Name: "karma", Option: "WithKarma", Mark: "karma", Lib: "karma", Parts: []string{KarmaPart},
+		Fields:  []string{"poster", "karma"},
 		Missing: "karma does not count every article yet", Verb: "count",
 		Keys:    "karma:: member a poster, score the sum of the karma fields of their articles; the field karma of article:<id>",
 		Writes:  "a post enters the poster, a vote by anyone but the poster moves the article's part and the poster's sum, a deletion takes the part away",
@@ -102,6 +105,7 @@ var Indexes = []Index{
 	},
 	{
 		Name: "links", Option: "WithUniqueLinks", Mark: "links", Lib: "links", Parts: []string{LinksPart, SharesPart},
+		Fields:  []string{"link", "time"},
 		Missing: "the index of links does not hold every article's yet",
 		Keys:    "links:: field a link's key (LinkKey), value the id of the article that holds it; linkshares: the others that Reindex found with it",
 		Writes:  "a post or edit of a link holds it, and is refused if another does; an edit or deletion gives it up to the oldest that shares it",

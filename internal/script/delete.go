@@ -24,7 +24,8 @@ type Delete struct {
 	Batch         int     `lua:"batch"`
 	Orders        []Order `lua:"orders"`
 	Prefix        string  `lua:"prefix"`
-	Kinds         *Names  `lua:"kinds"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of delete.lua with these arguments.
@@ -37,6 +38,6 @@ func (d *Delete) Call() Call {
 	}
 	args := []any{d.Member, d.ID, d.GroupPrefix, d.CachePrefix, d.LivePrefix, d.PostsPrefix, d.HistoryPrefix, d.Batch}
 	args = appendOrders(args, d.Orders, "key")
-	args = appendList(append(args, d.Prefix), d.Kinds)
-	return Call{Script: deleteArticle, Keys: keys, Args: args}
+	args = append(args, d.Prefix)
+	return Call{Script: deleteArticle.of(d.Kinds), Keys: keys, Args: args}
 }

@@ -12,12 +12,12 @@ type Edit struct {
 	Texts  []Text `lua:"texts"`
 	Link   string `lua:"link"`
 	Prefix string `lua:"prefix"`
-	Kinds  *Names `lua:"kinds"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of edit.lua with these arguments.
 func (e *Edit) Call() Call {
 	args := appendTexts([]any{e.Member, e.ID}, e.Texts)
-	return Call{Script: edit, Keys: []string{e.Hash, e.ByScore, e.Indexed},
-		Args: appendList(append(args, e.Link, e.Prefix), e.Kinds)}
+	return Call{Script: edit.of(e.Kinds), Keys: []string{e.Hash, e.ByScore, e.Indexed}, Args: append(args, e.Link, e.Prefix)}
 }

@@ -25,11 +25,12 @@ type Post struct {
 	Score           string   `lua:"score"`
 	CutoffMillis    int64    `lua:"cutoffMillis"`
 	HistoryMillis   int64    `lua:"historyMillis"`
-	Kinds           *Names   `lua:"kinds"`
 	Orders          []Order  `lua:"orders"`
 	Groups          []string `lua:"groups"`
 	Built           *Names   `lua:"built"`
 	Unbuilt         *Names   `lua:"unbuilt"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of post.lua with these arguments.
@@ -39,15 +40,13 @@ func (p *Post) Call() Call {
 	if p.HistoryMillis > 0 {
 		keys = append(keys, p.History)
 	}
-	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List())+
-		len(p.Kinds.List()))
+	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
 	args = append(args, p.Prefix, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
 	args = appendTexts(args, p.Texts)
 	args = append(args, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis)
-	args = appendList(args, p.Kinds)
 	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")
 	args = appendNames(args, p.Groups)
 	args = appendList(args, p.Built)
 	args = appendList(args, p.Unbuilt)
-	return Call{Script: post, Keys: keys, Args: args}
+	return Call{Script: post.of(p.Kinds), Keys: keys, Args: args}
 }

@@ -18,7 +18,8 @@ type ReindexOrders struct {
 	MaxDuplicates   int     `lua:"maxDuplicates"`
 	Orders          []Order `lua:"orders"`
 	Prefix          string  `lua:"prefix"`
-	Kinds           *Names  `lua:"kinds"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of reindex_orders.lua with these arguments.
@@ -26,6 +27,6 @@ func (r *ReindexOrders) Call() Call {
 	keys := append([]string{r.ByTime, r.ByScore, r.Trimmed, r.Progress}, r.Indexes...)
 	args := []any{r.Run, r.Batch, r.ArticlePrefix, r.VotedPrefix, r.DownvotedPrefix, r.PostsPrefix, r.MaxDuplicates}
 	args = appendOrders(args, r.Orders, "kind", "window", "cut")
-	args = appendList(append(args, r.Prefix), r.Kinds)
-	return Call{Script: reindexOrders, Keys: keys, Args: args}
+	args = append(args, r.Prefix)
+	return Call{Script: reindexOrders.of(r.Kinds), Keys: keys, Args: args}
 }

@@ -22,11 +22,13 @@
 //     that can no longer fail.
 //   - What a kind of index an option keeps (karma, unique links) writes is
 //     its hooks' (lib/hooks.lua), in its own file of the library: a script
-//     is sent the names of the kinds the Store keeps, runs their hooks
-//     among its reads, each giving its checks' reply or its plan of
-//     writes, and runs the plans with its own writes. The kind's keys are
-//     named from the namespace's prefix, so a new kind adds no KEYS, flag
-//     or branch to a script.
+//     runs the hooks of its event among its reads, each giving its checks'
+//     reply or its plan of writes, and runs the plans with its own writes.
+//     A script with hooks has a variant for each set of the kinds kept,
+//     which holds the hooks that set runs and no others (a Store runs the
+//     variant of what it keeps), and the kind's keys are named from the
+//     namespace's prefix: a new kind adds no KEYS, flag or branch to a
+//     script, and a write costs nothing for a kind it does not keep.
 //   - It answers with a status word ('ok', 'notfound', 'corrupt <detail>'...)
 //     rather than raising an error, since Redis and miniredis word script
 //     errors differently (status.go reads them). Only a fault of the
@@ -71,27 +73,40 @@ func (s *Script) Source() string { return s.src }
 
 // The scripts, one per file of lua/.
 var (
-	post          = load("post.lua")
-	vote          = load("vote.lua")
+	post          = loadVariants("post.lua")
+	vote          = loadVariants("vote.lua")
 	addGroups     = load("add_groups.lua")
 	removeGroups  = load("remove_groups.lua")
-	deleteArticle = load("delete.lua")
+	deleteArticle = loadVariants("delete.lua")
 	clearHistory  = load("clear_history.lua")
 	groupPage     = load("group_page.lua")
 	trimWindow    = load("trim_window.lua")
-	reindexOrders = load("reindex_orders.lua")
+	reindexOrders = loadVariants("reindex_orders.lua")
 	reindexGroup  = load("reindex_group.lua")
 	reindexStart  = load("reindex_start.lua")
 	reindexScan   = load("reindex_scan.lua")
 	reindexDone   = load("reindex_done.lua")
 	after         = load("after.lua")
-	edit          = load("edit.lua")
+	edit          = loadVariants("edit.lua")
 )
 
-// All are the scripts, for tests that check each.
+// All are the scripts, for tests that check each: of one with hooks, its
+// variant for every kind kept.
 func All() []*Script {
-	return []*Script{post, vote, addGroups, removeGroups, deleteArticle, clearHistory, groupPage, trimWindow,
-		reindexOrders, reindexGroup, reindexStart, reindexScan, reindexDone, after, edit}
+	every := Kinds(1<<len(hookedKinds) - 1)
+	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
+		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
+		edit.of(every)}
+}
+
+// Variants are the variants of the scripts with hooks, one for each set of
+// the kinds kept, for tests that check each.
+func Variants() []*Script {
+	var out []*Script
+	for _, v := range []variants{post, vote, deleteArticle, reindexOrders, edit} {
+		out = append(out, v...)
+	}
+	return out
 }
 
 // libraryFiles are the files of lua/lib, in the order their functions are
@@ -119,68 +134,129 @@ type event struct {
 
 var events = []event{{"Post", false}, {"Vote", false}, {"Edit", true}, {"Delete", true}, {"Reindex", true}}
 
-// hookTables are the library's definitions of each event's table of hooks,
-// on<Event>: for each kind whose lib defines its hook, in the order of the
-// kinds, its name, its hook and its lib's <kind>Fields (nil for none).
-func hookTables(defined map[string]bool) []Part {
-	var parts []Part
-	for _, ev := range events {
-		var b strings.Builder
-		fmt.Fprintf(&b, "-- on%s are the hooks of the event %s (lib/hooks.lua), written by the loader.\nlocal on%s = {", ev.name, ev.name, ev.name)
-		if ev.always {
-			b.WriteString("always = true")
-		}
-		n := 0
-		for _, ix := range schema.Indexes {
-			hook := ix.Name + "On" + ev.name
-			if !defined[hook] {
-				continue
-			}
-			if n > 0 || ev.always {
-				b.WriteString(", ")
-			}
-			fields := "nil"
-			if defined[ix.Name+"Fields"] {
-				fields = ix.Name + "Fields"
-			}
-			fmt.Fprintf(&b, "{'%s', %s, %s}", ix.Name, hook, fields)
-			n++
-		}
-		b.WriteString("}\n\n")
-		parts = append(parts, Part{Name: "on" + ev.name, Text: b.String()})
-	}
-	return parts
-}
-
-// Hooked reports whether the kind of index has a hook of some event, so
-// that the Store sends its name to the scripts when it keeps it.
-func Hooked(kind string) bool { return hooked[kind] }
-
-var hooked = func() map[string]bool {
-	defined, kinds := map[string]bool{}, map[string]bool{}
-	for _, p := range Library() {
-		defined[p.Name] = true
-	}
+// hookedKinds are the kinds of index whose lib defines a hook of some
+// event, in the order of the kinds: those a Kinds can hold.
+var hookedKinds = func() []string {
+	defined := definedNames(Library())
+	var kinds []string
 	for _, ix := range schema.Indexes {
 		for _, ev := range events {
-			kinds[ix.Name] = kinds[ix.Name] || defined[ix.Name+"On"+ev.name]
+			if defined[ix.Name+"On"+ev.name] {
+				kinds = append(kinds, ix.Name)
+				break
+			}
 		}
 	}
 	return kinds
 }()
 
+// Hooked reports whether the kind of index has a hook of some event, so
+// that a Store that keeps it runs the scripts' variants with its hooks.
+func Hooked(kind string) bool { return slices.Contains(hookedKinds, kind) }
+
+// Kinds are the kinds of index with hooks that a Store keeps, a bit each
+// in the order of hookedKinds: which variant of a script with hooks it
+// runs.
+type Kinds uint
+
+// KindsOf are the kinds among names that have hooks.
+func KindsOf(names []string) Kinds {
+	var k Kinds
+	for i, kind := range hookedKinds {
+		if slices.Contains(names, kind) {
+			k |= 1 << i
+		}
+	}
+	return k
+}
+
+// has reports whether k holds the kind.
+func (k Kinds) has(kind string) bool {
+	i := slices.Index(hookedKinds, kind)
+	return i >= 0 && k&(1<<i) != 0
+}
+
+// hookTables are the definitions of each event's table of hooks,
+// on<Event>, for the kinds kept: for each kind whose lib defines its hook
+// (in the order of the kinds) that is kept, or each for an event whose
+// hooks run always, its name, its hook and whether it is kept, three
+// entries of the table; and in fields, the fields of the article's hash
+// they read. false for an event with no hook to run.
+func hookTables(defined map[string]bool, kept Kinds) []Part {
+	var parts []Part
+	for _, ev := range events {
+		var hooks, fields []string
+		for _, ix := range schema.Indexes {
+			hook := ix.Name + "On" + ev.name
+			if !defined[hook] || !ev.always && !kept.has(ix.Name) {
+				continue
+			}
+			hooks = append(hooks, fmt.Sprintf("'%s', %s, %t", ix.Name, hook, kept.has(ix.Name)))
+			for _, f := range ix.Fields {
+				if !slices.Contains(fields, f) {
+					fields = append(fields, f)
+				}
+			}
+		}
+		table := "false"
+		if len(hooks) > 0 {
+			for i, f := range fields {
+				fields[i] = "'" + f + "'"
+			}
+			table = fmt.Sprintf("{fields = {%s}, %s}", strings.Join(fields, ", "), strings.Join(hooks, ", "))
+		}
+		parts = append(parts, Part{Name: "on" + ev.name, Text: fmt.Sprintf(
+			"-- on%s are the hooks of the event %s for the kinds kept (lib/hooks.lua), written by the loader.\nlocal on%s = %s\n\n",
+			ev.name, ev.name, ev.name, table)})
+	}
+	return parts
+}
+
+// definedNames are the names parts define.
+func definedNames(parts []Part) map[string]bool {
+	defined := map[string]bool{}
+	for _, p := range parts {
+		defined[p.Name] = true
+	}
+	return defined
+}
+
+// variants are a script that runs hooks (it names an event's table,
+// on<Event>): a Script for each set of the kinds kept, with that set's
+// hooks written in. A script defines every function it holds on every run,
+// so one that holds no hooks it does not run costs what it did before
+// there were hooks.
+type variants []*Script
+
+// of is the variant for the kinds kept.
+func (v variants) of(k Kinds) *Script { return v[k] }
+
+// loadVariants loads lua/name for each set of the kinds with hooks.
+func loadVariants(name string) variants {
+	lib := Library()
+	defined := definedNames(lib)
+	v := make(variants, 1<<len(hookedKinds))
+	for k := range v {
+		v[k] = loadWith(name, append(slices.Clip(lib), hookTables(defined, Kinds(k))...))
+	}
+	return v
+}
+
 // load reads lua/name: its header, the Lua that reads its arguments, and
 // before them the functions of the library it uses; and writes the numbers
 // the scripts share with Go in place of their names. The files are part
 // of the package, so a missing or unsound one is a broken build.
-func load(name string) *Script {
+func load(name string) *Script { return loadWith(name, Library()) }
+
+// loadWith is load with the library parts.
+func loadWith(name string, parts []Part) *Script {
 	body := Source(name)
 	h, err := parseHeader(name, body)
 	if err != nil {
 		panic("voting: the package is built with a broken script: " + err.Error())
 	}
 	code := h.prologue() + body
-	src := constants.Replace(libraryFor(Library(), code) + code)
+	src := constants.Replace(libraryFor(parts, code) + code)
 	sum := sha1.Sum([]byte(src))
 	hash := hex.EncodeToString(sum[:])
 	return &Script{name: name, src: src, hash: hash, hashArg: hash, header: h}
@@ -238,7 +314,6 @@ type Part struct {
 // left out.
 func Library() []Part {
 	var parts []Part
-	defined := map[string]bool{}
 	for _, file := range libraryFiles {
 		for _, block := range strings.Split(Source("lib/"+file+".lua"), "\n\n") {
 			for _, line := range strings.Split(block, "\n") {
@@ -252,12 +327,11 @@ func Library() []Part {
 					end = len(def)
 				}
 				parts = append(parts, Part{Name: def[:end], Text: strings.TrimSpace(block) + "\n\n"})
-				defined[def[:end]] = true
 				break
 			}
 		}
 	}
-	return append(parts, hookTables(defined)...)
+	return parts
 }
 
 // libraryFor gives the parts code uses, and the parts those use, in the

@@ -7,11 +7,13 @@ package script
 // too when VOTING_REDIS_ADDR names one.
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,8 +183,8 @@ func TestScriptsPassLuacheck(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var files []string
-	for _, sc := range All() {
-		file := filepath.Join(dir, sc.Name())
+	for i, sc := range append(All(), Variants()...) {
+		file := filepath.Join(dir, fmt.Sprintf("%d-%s", i, sc.Name()))
 		if err := os.WriteFile(file, []byte(sc.Source()), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -300,31 +302,31 @@ func TestEachKindOfIndexHasItsLibrary(t *testing.T) {
 	}
 }
 
-// hooksScript answers, for each event's table of hooks, the kinds whose
-// hooks run for a Store that keeps the kinds in ARGV, and then the fields
-// of the article's hash the script asks for, after the base field 'time':
-// "Post:links Vote: ..." and then "time poster ...".
-var hooksScript = LibraryFor("runs hashFields keptIn onPost onVote onEdit onDelete onReindex") + `
-local kept = keptIn(0, #ARGV)
+// hooksScript answers, for each event's table of hooks, the hooks that
+// run, each with whether its kind is kept, and the fields they read:
+// "Post:- Vote:- Edit:links=false[link time] ...", "-" for no hook.
+const hooksScript = `
 local out = {}
 for _, ev in ipairs({{'Post', onPost}, {'Vote', onVote}, {'Edit', onEdit}, {'Delete', onDelete}, {'Reindex', onReindex}}) do
-	local names = {}
-	for _, h in ipairs(ev[2]) do
-		if runs(ev[2], h, kept) then
-			names[#names + 1] = h[1]
+	local hooks, names = ev[2], {}
+	if hooks then
+		for i = 1, #hooks, 3 do
+			names[#names + 1] = hooks[i] .. '=' .. tostring(hooks[i + 2])
 		end
+		out[#out + 1] = ev[1] .. ':' .. table.concat(names, ',') .. '[' .. table.concat(hooks.fields, ' ') .. ']'
+	else
+		out[#out + 1] = ev[1] .. ':-'
 	end
-	out[#out + 1] = ev[1] .. ':' .. table.concat(names, ',')
 end
-return {table.concat(out, ' '), table.concat(hashFields(onVote, kept, {'time'}), ' ')}
+return table.concat(out, ' ')
 `
 
-// TestHooks: each kind of index an option keeps has hooks (it is Hooked,
-// so that a Store keeping it names it to the scripts); a post's and a
-// vote's hooks run only for the kinds kept, an edit's, a deletion's and
-// Reindex's whatever is kept (another Store of the namespace may keep
-// them); and a vote asks the article's hash for the fields of the hooks
-// that run, once each.
+// TestHooks: each kind of index an option keeps has hooks (it is Hooked);
+// the variant of a script for a set of kinds kept runs a post's and a
+// vote's hooks of those kinds only, and an edit's, a deletion's and
+// Reindex's of every kind, each told whether its kind is kept, with the
+// fields of the article's hash they read; a variant holds no hook it does
+// not run, and a call runs the variant of its Kinds.
 func TestHooks(t *testing.T) {
 	for _, ix := range schema.Indexes {
 		want := ix.Name == "karma" || ix.Name == "links"
@@ -332,22 +334,45 @@ func TestHooks(t *testing.T) {
 			t.Errorf("Hooked(%q) = %v, want %v", ix.Name, Hooked(ix.Name), want)
 		}
 	}
+	always := "Edit:links=%[2]t[link time] Delete:karma=%[1]t,links=%[2]t[poster karma link time] " +
+		"Reindex:karma=%[1]t,links=%[2]t[poster karma link time]"
+	lib := Library()
 	for name, c := range luaConns(t) {
 		for _, tc := range []struct {
-			kept         []any
-			hooks, asked string
+			kept       []string
+			post, vote string
 		}{
-			{nil, "Post: Vote: Edit:links Delete:karma,links Reindex:karma,links", "time"},
-			{[]any{"karma"}, "Post:karma Vote:karma Edit:links Delete:karma,links Reindex:karma,links", "time poster karma"},
-			{[]any{"links"}, "Post:links Vote: Edit:links Delete:karma,links Reindex:karma,links", "time"},
-			{[]any{"karma", "links"}, "Post:karma,links Vote:karma Edit:links Delete:karma,links Reindex:karma,links", "time poster karma"},
+			{nil, "Post:-", "Vote:-"},
+			{[]string{"karma"}, "Post:karma=true[poster karma]", "Vote:karma=true[poster karma]"},
+			{[]string{"links"}, "Post:links=true[link time]", "Vote:-"},
+			{[]string{"links", "karma"}, "Post:karma=true,links=true[poster karma link time]", "Vote:karma=true[poster karma]"},
 		} {
-			reply, err := redis.Strings(c.Do("EVAL", append([]any{hooksScript, 0}, tc.kept...)...))
+			k := KindsOf(tc.kept)
+			src := constants.Replace(libraryFor(append(slices.Clip(lib), hookTables(definedNames(lib), k)...), hooksScript) + hooksScript)
+			got, err := redis.String(c.Do("EVAL", src, 0))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if reply[0] != tc.hooks || reply[1] != tc.asked {
-				t.Errorf("%s: keeping %v, hooks that run %q and fields asked %q; want %q and %q", name, tc.kept, reply[0], reply[1], tc.hooks, tc.asked)
+			want := tc.post + " " + tc.vote + " " + fmt.Sprintf(always, slices.Contains(tc.kept, "karma"), slices.Contains(tc.kept, "links"))
+			if got != want {
+				t.Errorf("%s: keeping %v, the hooks\n\t%s\nwant\n\t%s", name, tc.kept, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		kept []string
+		call Call
+	}{
+		{nil, (&Vote{Settings: &VoteSettings{}}).Call()},
+		{[]string{"karma"}, (&Vote{Settings: &VoteSettings{Kinds: KindsOf([]string{"karma"})}}).Call()},
+		{[]string{"links"}, (&Post{Kinds: KindsOf([]string{"links"}), Built: NewNames(nil), Unbuilt: NewNames(nil)}).Call()},
+	} {
+		src := tc.call.Script.Source()
+		for _, kind := range []string{"karma", "links"} {
+			event := strings.TrimSuffix(tc.call.Script.Name(), ".lua")
+			hook := kind + "On" + strings.ToUpper(event[:1]) + event[1:]
+			if got, want := strings.Contains(src, "local function "+hook), slices.Contains(tc.kept, kind); got != want {
+				t.Errorf("%s keeping %v: holds %s: %v, want %v", tc.call.Script.Name(), tc.kept, hook, got, want)
 			}
 		}
 	}

@@ -32,9 +32,9 @@ type VoteSettings struct {
 	PlusOne       string  `lua:"plusOne"`
 	PlusTwo       string  `lua:"plusTwo"`
 	Orders        []Order `lua:"orders"`
-	Kinds         *Names  `lua:"kinds"`
 
-	args []any
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
+	args  []any
 }
 
 // Args are the settings as vote.lua takes them, made on the first call.
@@ -42,8 +42,7 @@ type VoteSettings struct {
 func (s *VoteSettings) Args() []any {
 	if s.args == nil {
 		args := []any{s.Prefix, s.Cutoff, s.HistoryMillis, s.LivePrefix, s.MinusTwo, s.MinusOne, s.PlusOne, s.PlusTwo}
-		args = appendOrders(args, s.Orders, "key", "kind")
-		s.args = appendList(args, s.Kinds)
+		s.args = appendOrders(args, s.Orders, "key", "kind")
 	}
 	return s.args
 }
@@ -62,5 +61,5 @@ func (v *Vote) Call() Call {
 	settings := s.Args()
 	args := make([]any, 0, 4+len(settings))
 	args = append(append(args, v.Member, v.User, v.Dir, v.NowText), settings...)
-	return Call{Script: vote, Keys: keys, Args: args}
+	return Call{Script: vote.of(s.Kinds), Keys: keys, Args: args}
 }

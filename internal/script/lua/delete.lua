@@ -11,14 +11,14 @@
 -- KEYS: hash byScore byTime voted downvoted record sizes orders[].index
 --       pendingVoted?historyPrefix pendingDownvoted?historyPrefix
 -- ARGV: member id groupPrefix cachePrefix livePrefix postsPrefix
---       historyPrefix batch:num orders[key] prefix kinds[name]:place
+--       historyPrefix batch:num orders[key] prefix
 --
 -- historyPrefix is '' without a history.
 --
 -- Whatever the Store's options, the article leaves its poster's index of
 -- articles (postsPrefix .. poster), and each kind's hook of a deletion
 -- (onDelete, lib/hooks.lua) runs, given whether the Store keeps the kind
--- (kinds, those it keeps that have hooks; prefix the namespace's), since
+-- (prefix is the namespace's), since
 -- a Store of other options may keep it: its part of the poster's karma
 -- goes (the poster leaves karma: with their last article, e.last, unless
 -- others outside posts:<user> leave them karma), and it gives up its link
@@ -40,9 +40,7 @@
 -- 'notfound' if there is no hash, no score and no posting time.
 
 local exists = redis.call('EXISTS', hash)
-local kept = keptIn(kindsName, kinds)
-local wanted = hashFields(onDelete, kept, {'poster'})
-local fields, bad = try('HMGET', hash, unpack(wanted))
+local fields, bad = try('HMGET', hash, unpack(hookFields(onDelete, {'poster'})))
 if bad then
 	return bad
 end
@@ -109,8 +107,8 @@ if poster then
 	end
 end
 local plans
-plans, bad = planned(onDelete, kept, {prefix = prefix, hash = hash, id = id, member = member,
-	fields = byName(wanted, fields), last = inPosts and redis.call('ZCARD', posts) == 1})
+plans, bad = planned(onDelete, {prefix = prefix, hash = hash, id = id, member = member,
+	fields = byName(onDelete, fields, 1), last = inPosts and redis.call('ZCARD', posts) == 1})
 if bad then
 	return bad
 end

@@ -4,11 +4,11 @@
 -- as Article finds it: a hash with a posting time, and a score.
 --
 -- KEYS: hash byScore indexed
--- ARGV: member id texts[name value] link prefix kinds[name]:place
+-- ARGV: member id texts[name value] link prefix
 --
--- kinds are the kinds of index the Store keeps that have hooks
--- (lib/hooks.lua), prefix the namespace's. Each kind's hook of an edit
--- (onEdit) runs whatever the Store keeps, given whether it keeps the kind:
+-- prefix is the namespace's. Each kind's hook of an edit (onEdit,
+-- lib/hooks.lua) runs whatever the Store keeps, given whether it keeps the
+-- kind:
 -- a new link gives up the old one in the index of links, and with unique
 -- links is refused, naming the article that has it, if another has it;
 -- without them the index's mark in indexed: goes (internal/schema/marks.go).
@@ -17,8 +17,7 @@ local posted, _, bad = located(hash, byScore, member)
 if bad then
 	return bad
 end
-local kept = keptIn(kindsName, kinds)
-local wanted = hashFields(onEdit, kept, {})
+local wanted = hookFields(onEdit, {})
 local fields = {}
 if #wanted > 0 then
 	fields, bad = try('HMGET', hash, unpack(wanted))
@@ -27,8 +26,8 @@ if #wanted > 0 then
 	end
 end
 local plans
-plans, bad = planned(onEdit, kept, {prefix = prefix, hash = hash, id = id, member = member, link = link,
-	posted = posted, indexed = indexed, fields = byName(wanted, fields)})
+plans, bad = planned(onEdit, {prefix = prefix, hash = hash, id = id, member = member, link = link,
+	posted = posted, indexed = indexed, fields = byName(onEdit, fields, 0)})
 if bad then
 	return bad
 end

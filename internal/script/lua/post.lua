@@ -6,7 +6,7 @@
 --       history?historyMillis
 -- ARGV: prefix articlePrefix votedPrefix downvotedPrefix recordPrefix
 --       groupPrefix livePrefix texts[name value] link poster posted score
---       cutoffMillis historyMillis:num kinds[name]:place
+--       cutoffMillis historyMillis:num
 --       orders[key kind window cut] groups[name] built[field] unbuilt[field]
 --
 -- texts are the article's text fields that no index reads (its title),
@@ -14,9 +14,9 @@
 -- 0 without a history; an order's window and cut are '' for one with no
 -- window.
 --
--- posts is the poster's index of articles. kinds are the kinds of index
--- the Store keeps that have hooks (lib/hooks.lua), prefix the namespace's:
--- each kept kind's hook of a post (onPost) runs among the reads (with
+-- posts is the poster's index of articles; prefix the namespace's. The
+-- hook of a post (onPost, lib/hooks.lua) of each kind of index the Store
+-- keeps runs among the reads (with
 -- karma the poster joins karma:; with unique links a link another article
 -- holds is refused, naming it, before any write).
 --
@@ -72,7 +72,7 @@ for i = 1, texts.n do
 	stored[#stored + 1], stored[#stored + 2] = texts.name[i], texts.value[i]
 end
 local plans
-plans, bad = planned(onPost, keptIn(kindsName, kinds),
+plans, bad = planned(onPost,
 	{prefix = prefix, id = id, member = article, poster = poster, link = link, stored = stored})
 if bad then
 	return bad

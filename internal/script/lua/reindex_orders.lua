@@ -9,8 +9,8 @@
 --
 -- It also puts each article in its poster's index of articles, and runs
 -- each kind's hook of a step (onReindex, lib/hooks.lua), given the step's
--- articles and whether the Store keeps the kind (kinds, those it keeps
--- that have hooks; prefix the namespace's): with karma it counts the
+-- articles and whether the Store keeps the kind (prefix is the
+-- namespace's): with karma it counts the
 -- article's part of its poster's karma while its voting is open (its voter
 -- sets say what the poster's own vote is), or if it has none yet (taking
 -- the poster's own vote to be the post's up-vote, as the book's code has
@@ -24,7 +24,7 @@
 --
 -- KEYS: byTime byScore trimmed progress orders[].index
 -- ARGV: run batch:num articlePrefix votedPrefix downvotedPrefix postsPrefix
---       maxDuplicates:num orders[kind window cut] prefix kinds[name]:place
+--       maxDuplicates:num orders[kind window cut] prefix
 --
 -- batch is 0 to check the keys alone; an order's window and cut are ''
 -- for one with no window.
@@ -68,12 +68,11 @@ marked, bad = marks(trimmed, fields)
 if bad then
 	return bad
 end
-local kept = keptIn(kindsName, kinds)
 local event = {prefix = prefix, articles = {}, articlePrefix = articlePrefix, votedPrefix = votedPrefix,
 	downvotedPrefix = downvotedPrefix}
 if batch == 0 then
 	-- A check of the keys alone: the hooks, given no articles, check theirs.
-	_, bad = planned(onReindex, kept, event)
+	_, bad = planned(onReindex, event)
 	return bad or 'ok'
 end
 if state[1] ~= run then
@@ -117,7 +116,7 @@ local scores = #members > 0 and redis.call('ZMSCORE', byScore, unpack(members)) 
 local articles, skipped = {}, 0
 local posts = {} -- the posters' indexes the articles join
 -- Each article's fields: its counters, its poster, and the hooks'.
-local wanted = hashFields(onReindex, kept, {'time', 'votes', 'downvotes', 'poster'})
+local wanted = hookFields(onReindex, {'time', 'votes', 'downvotes', 'poster'})
 for i, member in ipairs(members) do
 	local f = redis.pcall('HMGET', member, unpack(wanted))
 	local posted, ups, downs
@@ -128,7 +127,7 @@ for i, member in ipairs(members) do
 		local own = string.sub(member, 1, #articlePrefix) == articlePrefix
 		articles[#articles + 1] = {member, tonumber(walked[2 * i]), ups, downs, tonumber(scores[i])}
 		event.articles[#event.articles + 1] = {member = member, id = string.sub(member, #articlePrefix + 1), own = own,
-			posted = posted, ups = ups, downs = downs, fields = byName(wanted, f)}
+			posted = posted, ups = ups, downs = downs, fields = byName(onReindex, f, 4)}
 		local poster = f[4]
 		if own and poster then
 			local key = postsPrefix .. poster
@@ -143,7 +142,7 @@ for i, member in ipairs(members) do
 	end
 end
 local plans
-plans, bad = planned(onReindex, kept, event)
+plans, bad = planned(onReindex, event)
 if not bad then
 	bad = undoable(plans)
 end

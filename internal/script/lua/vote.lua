@@ -4,7 +4,6 @@
 --       history?historyMillis
 -- ARGV: member user dir nowText prefix cutoff:num historyMillis:num
 --       livePrefix minusTwo minusOne plusOne plusTwo orders[key kind]:place
---       kinds[name]:place
 --
 -- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
 -- seconds; historyMillis 0 without a history, livePrefix '' without live
@@ -37,21 +36,18 @@
 -- only an entry an index has: an article posted before an order was kept
 -- waits for Reindex, and one a window has trimmed stays out.
 --
--- kinds are the kinds of index the Store keeps that have hooks
--- (lib/hooks.lua), prefix the namespace's: each kept kind's hook of a vote
--- (onVote) runs last among the reads, given the vote (with karma, the
--- article's part of its poster's karma moves with a vote of anyone else,
--- and the poster's entry in karma: with it). With none kept, the vote
--- makes no table for them.
+-- prefix is the namespace's. The hook of a vote (onVote, lib/hooks.lua) of
+-- each kind of index the Store keeps runs last among the reads, given the
+-- vote (with karma, the article's part of its poster's karma moves with a
+-- vote of anyone else, and the poster's entry in karma: with it). With
+-- none kept, onVote is false, and the vote makes no table for them.
 
 local now = tonumber(nowText)
 
 -- The hooks' fields of the hash too, with a kind kept.
-local kept = keptIn(kindsName, kinds)
-local fields, bad, wanted
-if kept then
-	wanted = hashFields(onVote, kept, {'time', 'votes', 'downvotes'})
-	fields, bad = try('HMGET', hash, unpack(wanted))
+local fields, bad
+if onVote then
+	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', unpack(onVote.fields))
 else
 	fields, bad = try('HMGET', hash, 'time', 'votes', 'downvotes')
 end
@@ -132,9 +128,9 @@ end
 
 -- The kept kinds' hooks.
 local plans
-if kept then
-	plans, bad = planned(onVote, kept, {prefix = prefix, hash = hash, member = member, user = user,
-		fields = byName(wanted, fields), net = net, up = up, down = down, isUp = isUp, isDown = isDown, ups = ups,
+if onVote then
+	plans, bad = planned(onVote, {prefix = prefix, hash = hash, member = member, user = user,
+		fields = byName(onVote, fields, 3), net = net, up = up, down = down, isUp = isUp, isDown = isDown, ups = ups,
 		downs = downs, voted = voted, downvoted = downvoted})
 	if bad then
 		return bad

@@ -1,13 +1,15 @@
 -- lib/hooks.lua: the hooks of the kinds of index a write keeps beside the
 -- orders (internal/schema/indexes.go). A kind's file of the library
 -- defines, for each event that writes it, its hook <kind>On<Event> (a
--- post, a vote, an edit, a deletion, a step of Reindex's walk), and the
--- fields of the article's hash its hooks read, <kind>Fields. The loader
--- (script.go) writes each event's table of hooks, on<Event>, a {kind,
--- hook, fields} per kind in the order of the kinds, with always set for an
--- event whose hooks run whatever the Store keeps (an edit's and a
--- deletion's: another Store of the namespace may keep what this one does
--- not).
+-- post, a vote, an edit, a deletion, a step of Reindex's walk). The loader
+-- (script.go) writes each event's table of hooks, on<Event>, for the kinds
+-- the Store keeps (a script has a variant for each set of them): for each
+-- hook that runs, its kind, the hook and whether the kind is kept, three
+-- entries of the table, and in its field fields the fields of the
+-- article's hash the hooks read (the kinds' Fields); false if no hook
+-- runs. A post's and a vote's hooks run for the kinds kept; an edit's, a
+-- deletion's and Reindex's for every kind, since another Store of the
+-- namespace may keep what this one does not.
 --
 -- A script runs the hooks among its reads: each is given the event's table
 -- (what the script has read, and the namespace's prefix, from which the
@@ -20,72 +22,53 @@
 -- path). Or it gives a reply that the script returns before any write.
 -- (The loops count rather than call ipairs: each of its steps is a call.)
 
--- keptIn reads the kinds a script is sent, n names from ARGV[at + 1], as a
--- set; nil for none, so that a write that keeps none makes no table.
-local function keptIn(at, n)
-	if n == 0 then
-		return nil
+-- hookFields gives base and, after it, the fields of the article's hash
+-- that the hooks (an event's table, or false) read: the fields the script
+-- asks the hash for, and byName's names after base.
+local function hookFields(hooks, base)
+	if not hooks then
+		return base
 	end
-	local kept = {}
-	for i = at + 1, at + n do
-		kept[ARGV[i]] = true
-	end
-	return kept
-end
-
--- runs reports whether the event's hook h runs: its kind is kept, or the
--- event's hooks run always.
-local function runs(hooks, h, kept)
-	return hooks.always or kept ~= nil and kept[h[1]] == true
-end
-
--- hashFields gives base and, after it, each field of the article's hash
--- that a hook of the event that runs reads: the fields the script asks the
--- hash for (a field named twice is read twice, which costs less than a
--- table to find it).
-local function hashFields(hooks, kept, base)
-	local list, n = {}, #base
+	local list, n, fields = {}, #base, hooks.fields
 	for i = 1, n do
 		list[i] = base[i]
 	end
-	for i = 1, #hooks do
-		local h = hooks[i]
-		local fields = h[3]
-		if fields and runs(hooks, h, kept) then
-			for j = 1, #fields do
-				n = n + 1
-				list[n] = fields[j]
-			end
-		end
+	for i = 1, #fields do
+		list[n + i] = fields[i]
 	end
 	return list
 end
 
--- byName gives the values of an HMGET of fields by their names (false for
--- a field the hash lacks).
-local function byName(fields, values)
+-- byName gives the values of the hooks' fields (hooks.fields) by their
+-- names, from an HMGET's values, which hold them after skip others (false
+-- for a field the hash lacks). It is an empty table for no hooks.
+local function byName(hooks, values, skip)
 	local t = {}
-	for i = 1, #fields do
-		t[fields[i]] = values[i]
+	if hooks then
+		local fields = hooks.fields
+		for i = 1, #fields do
+			t[fields[i]] = values[skip + i]
+		end
 	end
 	return t
 end
 
--- planned runs the hooks of the event that run, with the event's table e,
--- and gives their plans; or nil and a reply to return, before any write.
-local function planned(hooks, kept, e)
+-- planned runs the hooks (an event's table, or false) with the event's
+-- table e, and gives their plans; or nil and a reply to return, before any
+-- write.
+local function planned(hooks, e)
 	local plans, n = {}, 0
-	for i = 1, #hooks do
-		local h = hooks[i]
-		if runs(hooks, h, kept) then
-			local plan, bad = h[2](e, kept ~= nil and kept[h[1]] == true)
-			if bad then
-				return nil, bad
-			end
-			if plan then
-				n = n + 1
-				plans[n] = plan
-			end
+	if not hooks then
+		return plans
+	end
+	for i = 1, #hooks, 3 do
+		local plan, bad = hooks[i + 1](e, hooks[i + 2])
+		if bad then
+			return nil, bad
+		end
+		if plan then
+			n = n + 1
+			plans[n] = plan
 		end
 	end
 	return plans

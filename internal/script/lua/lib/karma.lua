@@ -5,16 +5,80 @@
 -- the part and the sum; a deletion, whatever the Store keeps, takes the
 -- part away; Reindex counts the part while voting is open.
 
--- karmaOfVote reads what the vote e (vote.lua's event: its user, its net
--- votes net, up and down the change of each counter, isUp and isDown the
--- user's vote before it, ups and downs the counters, voted and downvoted
--- the voter sets) moves of the karma of poster: the article's part is its
--- hash's field (none yet: the article was posted without karma, and its
--- part is counted here from its voter sets, less the poster's own vote
--- after this one). It gives the part and the poster's change to write (nil
--- if the part stays), and a reply to return if a key or the part is
+-- karmaCounted is an article's part as Reindex counts it, of its counters
+-- ups and downs and its part (nil for none): while its voting is open (a
+-- voter set with members by its count is there), from its voter sets, voted
+-- and downvoted; once it has closed, the part it has, or one with the
+-- poster's up-vote (the book's code allows the poster no other vote). It
+-- gives a reply to return if a voter set is unsound.
+local function karmaCounted(voted, downvoted, poster, ups, downs, part)
+	local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
+	if not open then
+		return part or ups - downs - (ups > 0 and 1 or 0)
+	end
+	local isUp, bad = try('SISMEMBER', voted, poster)
+	local isDown
+	if not bad then
+		isDown, bad = try('SISMEMBER', downvoted, poster)
+	end
+	if bad then
+		return nil, bad
+	end
+	return ups - downs - isUp + isDown
+end
+
+-- karmaWritten writes the plan of a vote's or a deletion's hook (the
+-- plan itself: karma, poster, and part and change, or leaves): the
+-- article's new part in its hash, hash (none when the deletion takes the
+-- hash), and the poster's sum moved by the change (a vote enters a poster
+-- new to karma: so, with a change of 0), or the poster out of karma:.
+local function karmaWritten(plan)
+	local karma, poster = plan.karma, plan.poster
+	if plan.leaves then
+		redis.call('ZREM', karma, poster)
+		return
+	end
+	if plan.hash then
+		redis.call('HSET', plan.hash, 'karma', string.format('%d', plan.part))
+	end
+	redis.call('ZINCRBY', karma, plan.change, poster)
+end
+
+-- karmaOf is the key of the posters' karma in the namespace of the event
+-- e, and the poster's entry there; or a reply to return if the key is
 -- unsound.
-local function karmaOfVote(karma, e, poster)
+local function karmaOf(e, poster)
+	local karma = e.prefix .. KARMA_PART
+	local now, bad = try('ZSCORE', karma, poster)
+	return karma, now, bad
+end
+
+-- karmaOnPost: the poster joins karma: with no karma, if new there, and
+-- the article's hash gets its part, 0: the poster's own up-vote never
+-- counts.
+local function karmaOnPost(e)
+	local karma = e.prefix .. KARMA_PART
+	e.stored[#e.stored + 1], e.stored[#e.stored + 2] = 'karma', '0'
+	return {undoable = function()
+		return enter(karma, e.poster)
+	end}
+end
+
+-- karmaOnVote: the article's part moves with a vote of anyone but the
+-- poster, and the poster's sum with it. It reads what the vote e (vote.lua's
+-- event: its user, its net votes net, up and down the change of each
+-- counter, isUp and isDown the user's vote before it, ups and downs the
+-- counters, voted and downvoted the voter sets) moves of the karma of the
+-- article's poster: the article's part is its hash's field (none yet: the
+-- article was posted without karma, and its part is counted here from its
+-- voter sets, less the poster's own vote after this one). Its plan is what
+-- karmaWritten writes (none if the part stays, or the article has no
+-- poster); or it gives a reply to return if a key or the part is unsound.
+local function karmaOnVote(e)
+	local poster = e.fields.poster
+	if not poster then
+		return nil
+	end
 	local hash, old, user, net, up, down = e.hash, e.fields.karma or nil, e.user, e.net, e.up, e.down
 	local part
 	if old then
@@ -38,126 +102,41 @@ local function karmaOfVote(karma, e, poster)
 	if change == 0 and old then
 		return nil -- unchanged: nothing to write
 	end
-	local _, bad = try('ZSCORE', karma, poster)
+	local karma, _, bad = karmaOf(e, poster)
 	if bad then
 		return nil, bad
 	end
-	return {part = part, change = change}
+	return {write = karmaWritten, karma = karma, poster = poster, hash = hash, part = part, change = change}
 end
 
--- karmaOfDeletion reads what the deletion e (delete.lua's event: the
--- article's hash, its fields, and last, whether it is the poster's last
--- article in their index of articles) takes out of the karma of poster:
--- the article's part (its karma field, none for 0), and whether the
--- poster leaves karma:, with their last article unless articles outside
--- that index (the book's, until Reindex) leave them karma. It gives what
--- karmaWritten writes, and a reply to return if a key or the part is
--- unsound.
-local function karmaOfDeletion(karma, e, poster)
-	local hash, part, last = e.hash, e.fields.karma or nil, e.last
-	local n = whole(part or '0')
-	if not n then
-		return nil, 'corrupt ' .. hash .. ' field karma ' .. quote(part) .. ' is not a whole number'
-	end
-	local now, bad = try('ZSCORE', karma, poster)
-	if bad then
-		return nil, bad
-	end
-	if last and now and tonumber(now) == n then
-		return {leaves = true}
-	end
-	if n ~= 0 then
-		return {change = -n}
-	end
-end
-
--- karmaCounted is an article's part as Reindex counts it, of its counters
--- ups and downs and its part (nil for none): while its voting is open (a
--- voter set with members by its count is there), from its voter sets, voted
--- and downvoted; once it has closed, the part it has, or one with the
--- poster's up-vote (the book's code allows the poster no other vote). It
--- gives a reply to return if a voter set is unsound.
-local function karmaCounted(voted, downvoted, poster, ups, downs, part)
-	local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
-	if not open then
-		return part or ups - downs - (ups > 0 and 1 or 0)
-	end
-	local isUp, bad = try('SISMEMBER', voted, poster)
-	local isDown
-	if not bad then
-		isDown, bad = try('SISMEMBER', downvoted, poster)
-	end
-	if bad then
-		return nil, bad
-	end
-	return ups - downs - isUp + isDown
-end
-
--- karmaWritten writes what karmaOfVote or karmaOfDeletion found for the
--- article of the hash (hash nil for a deletion: its hash goes): its new
--- part, and the poster's sum moved by the change (a vote enters a poster
--- new to karma: so, with a change of 0), or the poster out of karma:.
-local function karmaWritten(karma, hash, poster, found)
-	if not found then
-		return
-	end
-	if found.leaves then
-		redis.call('ZREM', karma, poster)
-		return
-	end
-	if hash then
-		redis.call('HSET', hash, 'karma', string.format('%d', found.part))
-	end
-	redis.call('ZINCRBY', karma, found.change, poster)
-end
-
--- karmaFields are the fields of the article's hash the hooks read.
-local karmaFields = {'poster', 'karma'}
-
--- karmaOnPost: the poster joins karma: with no karma, if new there, and
--- the article's hash gets its part, 0: the poster's own up-vote never
--- counts.
-local function karmaOnPost(e)
-	local karma = e.prefix .. KARMA_PART
-	e.stored[#e.stored + 1], e.stored[#e.stored + 2] = 'karma', '0'
-	return {undoable = function()
-		return enter(karma, e.poster)
-	end}
-end
-
--- karmaWrite writes the plan of karmaMoved.
-local function karmaWrite(plan)
-	karmaWritten(plan.karma, plan.hash, plan.poster, plan.moved)
-end
-
--- karmaMoved is the plan of the event e's hook that moves the karma of
--- the article's poster: found (karmaOfVote or karmaOfDeletion) reads what
--- moves, written to the article's hash, hash (nil when it goes). An
--- article with no poster moves none.
-local function karmaMoved(e, found, hash)
+-- karmaOnDelete: the article's part leaves its poster's sum. It reads what
+-- the deletion e (delete.lua's event: the article's hash, its fields, and
+-- last, whether it is the poster's last article in their index of
+-- articles) takes out of the karma of the article's poster: the article's
+-- part (its karma field, none for 0), and whether the poster leaves
+-- karma:, with their last article unless articles outside that index (the
+-- book's, until Reindex) leave them karma. Its plan is what karmaWritten
+-- writes; or it gives a reply to return if a key or the part is unsound.
+local function karmaOnDelete(e)
 	local poster = e.fields.poster
 	if not poster then
 		return nil
 	end
-	local karma = e.prefix .. KARMA_PART
-	local moved, bad = found(karma, e, poster)
+	local part = e.fields.karma or nil
+	local n = whole(part or '0')
+	if not n then
+		return nil, 'corrupt ' .. e.hash .. ' field karma ' .. quote(part) .. ' is not a whole number'
+	end
+	local karma, now, bad = karmaOf(e, poster)
 	if bad then
 		return nil, bad
 	end
-	return {write = karmaWrite, karma = karma, hash = hash, poster = poster, moved = moved}
-end
-
--- karmaOnVote: the article's part moves with a vote of anyone but the
--- poster, and the poster's sum with it; an article with no part yet
--- (posted without karma) has it counted from its voter sets.
-local function karmaOnVote(e)
-	return karmaMoved(e, karmaOfVote, e.hash)
-end
-
--- karmaOnDelete: the article's part leaves its poster's sum, and the
--- poster leaves karma: with their last article (e.last).
-local function karmaOnDelete(e)
-	return karmaMoved(e, karmaOfDeletion, nil)
+	if e.last and now and tonumber(now) == n then
+		return {write = karmaWritten, karma = karma, poster = poster, leaves = true}
+	end
+	if n ~= 0 then
+		return {write = karmaWritten, karma = karma, poster = poster, change = -n}
+	end
 end
 
 -- karmaOnReindex: each article of the step (e.articles) has its part

@@ -115,9 +115,6 @@ local function release(links, shared, change)
 end
 
 
--- linksFields are the fields of the article's hash the hooks read.
-local linksFields = {'link', 'time'}
-
 -- linksOnPost: a link whose key (linkKey) the index has already is
 -- refused, naming the article that holds it; else the new article e.id
 -- holds it.
