@@ -33,8 +33,8 @@ type Index struct {
 	Mark string
 	// Lib is the file of the scripts' library that holds the Lua of the
 	// kind's writes ("" for one whose few writes each script makes
-	// inline): for a kind an option keeps, its hooks, which each write of
-	// the kind runs when the Store keeps it (internal/script/lua/lib/hooks.lua).
+	// inline): for a kind an option keeps, its hooks, which the writes of
+	// the kind run (internal/script/lua/lib/hooks.lua).
 	Lib string
 	// Parts are the keys of the namespace the kind keeps whole, each its
 	// name after the prefix; its Lua names each by script.PartConstant
