@@ -224,8 +224,9 @@ func definedNames(parts []Part) map[string]bool {
 // variants are a script that runs hooks (it names an event's table,
 // on<Event>): a Script for each set of the kinds kept, with that set's
 // hooks written in. A script defines every function it holds on every run,
-// so one that holds no hooks it does not run costs what it did before
-// there were hooks.
+// so a variant holds no kind's hooks that it does not run: one for no kind
+// holds only the few functions that run hooks, and its vote costs what the
+// vote cost before there were hooks (BENCHMARKS.md).
 type variants []*Script
 
 // of is the variant for the kinds kept.
