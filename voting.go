@@ -56,7 +56,7 @@ type Store struct {
 	history time.Duration
 	// kinds says which kinds of index (schema.Indexes) the Store keeps,
 	// by name; hooked are those of them whose writes the scripts' hooks
-	// make (script.Hooked): the variant of each script with hooks it runs.
+	// make (script.KindsOf): the variant of each script with hooks it runs.
 	kinds  map[string]bool
 	hooked script.Kinds
 

@@ -150,10 +150,6 @@ var hookedKinds = func() []string {
 	return kinds
 }()
 
-// Hooked reports whether the kind of index has a hook of some event, so
-// that a Store that keeps it runs the scripts' variants with its hooks.
-func Hooked(kind string) bool { return slices.Contains(hookedKinds, kind) }
-
 // Kinds are the kinds of index with hooks that a Store keeps, a bit each
 // in the order of hookedKinds: which variant of a script with hooks it
 // runs.
