@@ -130,7 +130,9 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 	if err := schema.CheckClock(now); err != nil {
 		return "", err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.postCall(poster, texts, link, groups, now).Eval()))
+	st, err := script.ReadStatus(s.writeReply(s.write(ctx, func(ns *state) script.Call {
+		return s.postCall(ns, poster, texts, link, groups, now)
+	})))
 	if err != nil {
 		return "", err
 	}
@@ -146,22 +148,22 @@ func (s *Store) PostArticle(ctx context.Context, poster, title, link string, gro
 }
 
 // postCall is post.lua's run for a post.
-func (s *Store) postCall(poster string, texts []script.Text, link string, groups []string, now time.Time) script.Call {
+func (s *Store) postCall(ns *state, poster string, texts []script.Text, link string, groups []string, now time.Time) script.Call {
 	k := s.keys
 	livePrefix := ""
-	if s.live {
+	if ns.live {
 		livePrefix = k.LivePrefix()
 	}
 	p := script.Post{
 		Counter: k.Counter(), Trimmed: k.TrimmedHash(), Sizes: k.GroupSizes(), Indexed: k.IndexedHash(),
-		Posts: k.UserPosts(poster), Indexes: s.indexes, History: k.UserHistory(poster),
+		Posts: k.UserPosts(poster), Config: k.Settings(), Indexes: ns.indexes, History: k.UserHistory(poster),
 
-		Prefix: k.Prefix(), ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
+		Gen: ns.gen, Prefix: k.Prefix(), ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(), DownvotedPrefix: k.DownvotedPrefix(),
 		RecordPrefix: k.RecordPrefix(), GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix,
 		Texts: texts, Link: link, Poster: poster, Posted: schema.UnixSeconds(now),
-		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + s.weight), CutoffMillis: s.cutoff.Milliseconds(),
-		HistoryMillis: s.history.Milliseconds(), Kinds: s.hooked,
-		Orders: scriptOrdersAt(s.kept, now), Groups: groups, Built: s.postBuilt, Unbuilt: s.postUnbuilt,
+		Score: schema.FormatFloat(float64(now.UnixMicro())/1e6 + ns.weight), CutoffMillis: ns.cutoff.Milliseconds(),
+		HistoryMillis: ns.history.Milliseconds(), Kinds: ns.hooked,
+		Orders: scriptOrdersAt(ns.kept, now), Groups: groups, Built: ns.postBuilt, Unbuilt: ns.postUnbuilt,
 	}
 	return p.Call()
 }
@@ -229,9 +231,11 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	}
 	k := s.keys
 	member := k.ArticleHash(articleID)
-	e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Indexed: k.IndexedHash(),
-		Member: member, ID: articleID, Texts: texts, Link: link, Prefix: k.Prefix(), Kinds: s.hooked}
-	st, err := script.ReadStatus(s.rc.Run(ctx, e.Call().Eval()))
+	st, err := script.ReadStatus(s.writeReply(s.write(ctx, func(ns *state) script.Call {
+		e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Indexed: k.IndexedHash(), Config: k.Settings(),
+			Member: member, ID: articleID, Gen: ns.gen, Texts: texts, Link: link, Prefix: k.Prefix(), Kinds: ns.hooked}
+		return e.Call()
+	})))
 	if err != nil || st.Word == script.ReplyOK {
 		return err
 	}

@@ -9,6 +9,7 @@ package voting
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -40,7 +41,7 @@ func (s *Store) GetArticlesAfter(ctx context.Context, order Order, cursor string
 			err = failed(err, "list articles by "+order.String()+" after a cursor")
 		}
 	}()
-	if _, err := s.checkOrder(order); err != nil {
+	if err := knownOrder(order); err != nil {
 		return nil, "", err
 	}
 	at, err := parseCursor(cursor, order, "")
@@ -63,15 +64,24 @@ func (s *Store) GetGroupArticlesAfter(ctx context.Context, group string, order O
 	if err := checkGroup(group); err != nil {
 		return nil, "", err
 	}
-	if _, err := s.checkOrder(order); err != nil {
+	if err := knownOrder(order); err != nil {
 		return nil, "", err
 	}
 	at, err := parseCursor(cursor, order, group)
 	if err != nil {
 		return nil, "", err
 	}
-	if s.live {
-		return s.listAfter(ctx, s.liveListing(group, order), group, at)
+	ns, _, err := s.checkOrder(ctx, order)
+	if err != nil {
+		return nil, "", err
+	}
+	if ns.liveReads {
+		articles, next, err = s.listAfter(ctx, s.liveListing(group, order), group, at)
+		if !errors.Is(err, errs.ErrNotIndexed) {
+			return articles, next, err
+		}
+		// Live indexes that lack articles: the book's listing, as
+		// GetGroupArticles falls back to.
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.cachedGroup(c, group, order, 0, int64(s.pageSize), false, &at)
@@ -91,6 +101,9 @@ func (s *Store) GetGroupArticlesAfter(ctx context.Context, group string, order O
 // listAfter reads the page of l after at in one session: the page's
 // entries, one more to tell whether a page follows, then their articles.
 func (s *Store) listAfter(ctx context.Context, l listing, group string, at point) (articles []Article, next string, err error) {
+	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
+		return nil, "", err
+	}
 	size := s.pageSize
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var read rconn.Command
@@ -248,7 +261,7 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 			err = failed(err, "cursor after article "+idText(articleID)+" by "+order.String())
 		}
 	}()
-	if _, err := s.checkOrder(order); err != nil {
+	if err := knownOrder(order); err != nil {
 		return "", err
 	}
 	if group != "" {
@@ -261,7 +274,11 @@ func (s *Store) CursorAfter(ctx context.Context, order Order, group, articleID s
 	}
 	member := s.keys.ArticleHash(articleID)
 	cmds := []rconn.Command{{Name: "ZSCORE", Args: []any{s.keys.Index(int(order)), member}}}
-	cached := group != "" && !s.live
+	ns, _, err := s.checkOrder(ctx, order)
+	if err != nil {
+		return "", err
+	}
+	cached := group != "" && !ns.liveReads
 	if cached {
 		cache := s.keys.GroupCache(group, int(order))
 		cmds = append(cmds, rconn.Command{Name: "ZSCORE", Args: []any{cache, member}}, rconn.Command{Name: "EXISTS", Args: []any{cache}})

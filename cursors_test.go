@@ -248,7 +248,7 @@ func TestCursorAfterIsThePagesCursor(t *testing.T) {
 func TestCursorAfterOnACachedGroupListing(t *testing.T) {
 	for _, dir := range []voting.Direction{voting.Down, voting.Up} {
 		t.Run(dir.String(), func(t *testing.T) {
-			e := newEnv(t, voting.WithPageSize(3))
+			e := newEnv(t, bookCache, voting.WithPageSize(3))
 			for i := range 9 {
 				e.advance(time.Minute)
 				e.post("alice", fmt.Sprintf("a%d", i+1), "g")
@@ -334,7 +334,7 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 // again. Once the cache has expired, the next page builds it afresh from
 // the site's values, and the cursor is made from those.
 func TestCursorAfterAnArticleThatLeftTheCache(t *testing.T) {
-	e := newEnv(t, voting.WithPageSize(2))
+	e := newEnv(t, bookCache, voting.WithPageSize(2))
 	ids := make([]string, 5)
 	for i := range ids {
 		ids[i] = e.post("poster", fmt.Sprintf("a%d", i), "g")

@@ -45,7 +45,8 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 	if err := checkID(articleID); err != nil {
 		return err
 	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.deleteCall(articleID).Eval()))
+	reply, _, err := s.write(ctx, func(ns *state) script.Call { return s.deleteCall(ns, articleID) })
+	st, err := script.ReadStatus(reply, err)
 	if err != nil {
 		return err
 	}
@@ -59,10 +60,10 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 }
 
 // deleteCall is delete.lua's run for a deletion.
-func (s *Store) deleteCall(articleID string) script.Call {
+func (s *Store) deleteCall(ns *state, articleID string) script.Call {
 	k := s.keys
 	historyPrefix := ""
-	if s.history > 0 {
+	if ns.history > 0 {
 		historyPrefix = k.HistoryPrefix()
 	}
 	// Every order's indexes, site and group, whatever the Store keeps: a
@@ -75,13 +76,13 @@ func (s *Store) deleteCall(articleID string) script.Call {
 	member := k.ArticleHash(articleID)
 	d := script.Delete{
 		Hash: member, ByScore: k.ScoreIndex(), ByTime: k.TimeIndex(), Voted: k.VotedSet(articleID),
-		Downvoted: k.DownvotedSet(articleID), Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(),
+		Downvoted: k.DownvotedSet(articleID), Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(), Indexed: k.IndexedHash(), Config: k.Settings(),
 		Indexes: indexes, PendingVoted: k.PendingVotedSet(articleID),
 		PendingDownvoted: k.PendingDownvotedSet(articleID),
 
-		Member: member, ID: articleID, GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
+		Member: member, ID: articleID, Gen: ns.gen, GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
 		PostsPrefix: k.PostsPrefix(), HistoryPrefix: historyPrefix, Batch: s.historyBatch, Orders: scriptOrders(all),
-		Prefix: k.Prefix(), Kinds: s.hooked,
+		Prefix: k.Prefix(), Kinds: ns.hooked,
 	}
 	return d.Call()
 }

@@ -99,6 +99,7 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"trimmedHash", fixed(k.TrimmedHash()), ""},
 		{"reindexProgress", fixed(k.ReindexProgress()), ""},
 		{"indexedHash", fixed(k.IndexedHash()), ""},
+		{"settings", fixed(k.Settings()), ""},
 	}
 	for i := range schema.Orders {
 		o := Order(i)

@@ -268,6 +268,7 @@ func TestAcknowledgedVotesSurviveACrash(t *testing.T) {
 	srv.restart()
 	e.pool.Close() // its connections died with the server
 	e.pool = srv.pool()
+	e.store = e.with()
 	if len(acked) < 100 {
 		t.Fatalf("only %d votes were acknowledged before the crash", len(acked))
 	}
@@ -365,7 +366,7 @@ func TestScriptsAreConstants(t *testing.T) {
 // README's ACL example grants exactly these (TestReadmeACLIsTheTestedOne).
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
-	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +hlen +hdel +zrevrank +zcount +zrangebylex +hkeys"
+	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +hlen +hdel +zrevrank +zcount +zrangebylex +hkeys +hsetnx"
 
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := startServer(t)

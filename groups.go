@@ -34,12 +34,14 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 		return err
 	}
 	now := s.now()
-	if s.live {
-		if err := schema.CheckClock(now); err != nil {
-			return err
+	st, err := script.ReadStatus(s.writeReply(s.writeWith(ctx, func(ns *state) (any, error) {
+		if ns.live {
+			if err := schema.CheckClock(now); err != nil {
+				return nil, err
+			}
 		}
-	}
-	st, err := script.ReadStatus(s.rc.Run(ctx, s.addGroupsCall(articleID, groups, now).Eval()))
+		return s.rc.Run(ctx, s.addGroupsCall(ns, articleID, groups, now).Eval())
+	})))
 	if err != nil {
 		return err
 	}
@@ -53,21 +55,21 @@ func (s *Store) AddToGroups(ctx context.Context, articleID string, groups ...str
 }
 
 // addGroupsCall is add_groups.lua's run for a change of groups.
-func (s *Store) addGroupsCall(articleID string, groups []string, now time.Time) script.Call {
+func (s *Store) addGroupsCall(ns *state, articleID string, groups []string, now time.Time) script.Call {
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	var live []Order
 	var indexes []string
 	livePrefix := ""
-	if s.live {
-		live, indexes, livePrefix = s.kept, s.indexes, k.LivePrefix()
+	if ns.live {
+		live, indexes, livePrefix = ns.kept, ns.indexes, k.LivePrefix()
 	}
 	a := script.AddGroups{
 		Hash: member, ByScore: k.ScoreIndex(), Record: k.GroupRecord(articleID), Trimmed: k.TrimmedHash(),
-		Sizes: k.GroupSizes(), Indexed: k.IndexedHash(), Indexes: indexes,
+		Sizes: k.GroupSizes(), Indexed: k.IndexedHash(), Config: k.Settings(), Indexes: indexes,
 
-		Member: member, GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix, MaxGroups: MaxGroups,
-		Orders: scriptOrdersAt(live, now), Groups: groups, Unbuilt: s.groupUnbuilt,
+		Member: member, Gen: ns.gen, GroupPrefix: k.GroupSet(""), LivePrefix: livePrefix, MaxGroups: MaxGroups,
+		Orders: scriptOrdersAt(live, now), Groups: groups, Unbuilt: ns.groupUnbuilt,
 	}
 	return a.Call()
 }

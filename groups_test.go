@@ -27,7 +27,7 @@ import (
 // indexes, and cached, for the cache's time to live, under the book's keys
 // with the indexes' scores.
 func TestGroupChangesAndCachedListings(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, bookCache)
 	ids := postMany(e, 12)
 	inGroup := []string{}
 	for i, id := range ids {
@@ -354,7 +354,7 @@ func TestEmptyGroupLeavesNoCache(t *testing.T) {
 }
 
 func TestGroupCache(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, bookCache)
 	a := e.post("alice", "first", "news")
 	e.advance(time.Second)
 	b := e.post("alice", "second", "news")
@@ -501,7 +501,7 @@ func TestConcurrentReadersBuildAColdGroupOnce(t *testing.T) {
 	// A server of its own: INFO commandstats counts every client's
 	// commands, and other tests of the suite may list groups meanwhile.
 	srv := startServer(t)
-	e := newEnvPool(t, srv.pool(), "")
+	e := newEnvPool(t, srv.pool(), "", bookCache)
 	for i := 0; i < 50; i++ {
 		e.post("alice", fmt.Sprintf("grouped %d", i), "busy")
 	}
@@ -703,7 +703,7 @@ func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
 		}},
 	} {
 		t.Run(leave.name, func(t *testing.T) {
-			e := newEnv(t, voting.WithOrders(voting.ByVotes))
+			e := newEnv(t, bookCache, voting.WithOrders(voting.ByVotes))
 			keep := e.post("alice", "kept", "go")
 			id := e.post("bob", "leaving", "go")
 			for _, o := range e.store.Orders() {

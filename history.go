@@ -46,13 +46,14 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 			err = failed(err, fmt.Sprintf("history of user %q", user))
 		}
 	}()
-	if s.history == 0 {
-		return nil, errs.Invalidf("the Store keeps no user history: give New WithUserHistory(d)")
-	}
 	if err := checkUser(user); err != nil {
 		return nil, err
 	}
 	start, _, past, err := s.pageBounds(page)
+	if err != nil {
+		return nil, err
+	}
+	history, err := s.historyTime(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		}
 		for read := 1; ; read++ {
 			var gone []any
-			votes, gone, err = s.historyPage(c, key, start, now)
+			votes, gone, err = s.historyPage(c, key, start, now, history)
 			if err != nil || len(gone) == 0 {
 				return err
 			}
@@ -111,10 +112,11 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 			err = failed(err, fmt.Sprintf("count the history of user %q", user))
 		}
 	}()
-	if s.history == 0 {
-		return 0, errs.Invalidf("the Store keeps no user history: give New WithUserHistory(d)")
-	}
 	if err := checkUser(user); err != nil {
+		return 0, err
+	}
+	history, err := s.historyTime(ctx)
+	if err != nil {
 		return 0, err
 	}
 	key := s.keys.UserHistory(user)
@@ -124,7 +126,7 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 			return err
 		}
 		var err error
-		n, err = redis.Int64(c.Do("ZCOUNT", key, s.keptSince(now), "+inf"))
+		n, err = redis.Int64(c.Do("ZCOUNT", key, keptSince(now, history), "+inf"))
 		return errs.WrongType(err, key, "ZCOUNT")
 	})
 	return n, err
@@ -132,7 +134,26 @@ func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err
 
 // keptSince is the bound of the votes a history keeps at now, as a range of
 // a sorted set takes it: those cast after now less the history's time.
-func (s *Store) keptSince(now time.Time) string { return "(" + schema.UnixSeconds(now.Add(-s.history)) }
+func keptSince(now time.Time, history time.Duration) string {
+	return "(" + schema.UnixSeconds(now.Add(-history))
+}
+
+// historyTime is how long the namespace's histories keep a vote, or an
+// error wrapping ErrInvalid if it keeps none (read afresh before it is
+// refused: another Store may have added them).
+func (s *Store) historyTime(ctx context.Context) (time.Duration, error) {
+	ns, err := s.state(ctx)
+	if err == nil && ns.history == 0 {
+		ns, err = s.reload(ctx)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if ns.history == 0 {
+		return 0, errs.Invalidf("the namespace keeps no user history: give a Store WithUserHistory(d) to add it")
+	}
+	return ns.history, nil
+}
 
 // historyPage reads the page of the history key from start, the votes after
 // the history's time by now: the votes of the articles there are, in order,
@@ -143,8 +164,8 @@ func (s *Store) keptSince(now time.Time) string { return "(" + schema.UnixSecond
 // the history's time, at its end, are left out; ZREVRANGEBYSCORE with an
 // offset would walk every entry before the page, 46 ms for the last page
 // of three million. Both give entries of one time in the same order.
-func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time) ([]UserVote, []any, error) {
-	since, err := strconv.ParseFloat(schema.UnixSeconds(now.Add(-s.history)), 64)
+func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time, history time.Duration) ([]UserVote, []any, error) {
+	since, err := strconv.ParseFloat(schema.UnixSeconds(now.Add(-history)), 64)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -386,7 +386,8 @@ func TestHistoryOfAUserWithBraces(t *testing.T) {
 
 // TestCountUserHistoryCountsItsPages: the count of a user's history is the
 // number of votes its pages hold together, as votes are cast, switched,
-// taken back and age out; without a history it is ErrInvalid.
+// taken back and age out, read by any Store of the namespace; in a
+// namespace without a history it is ErrInvalid.
 func TestCountUserHistoryCountsItsPages(t *testing.T) {
 	e := newEnv(t, voting.WithUserHistory(2*time.Hour), voting.WithPageSize(3))
 	check := func(when string) {
@@ -422,8 +423,17 @@ func TestCountUserHistoryCountsItsPages(t *testing.T) {
 	if _, err := e.store.CountUserHistory(ctx, ""); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("CountUserHistory of no user: %v, want ErrInvalid", err)
 	}
+	// A Store given no WithUserHistory reads the namespace's history; in a
+	// namespace that keeps none, the count is ErrInvalid.
+	want, err := e.store.CountUserHistory(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
 	plain := storeAt(t, e, e.clock.Now())
-	if _, err := plain.CountUserHistory(ctx, "bob"); !errors.Is(err, voting.ErrInvalid) {
+	if n, err := plain.CountUserHistory(ctx, "bob"); err != nil || n != want {
+		t.Errorf("CountUserHistory by a Store given no history = %d, %v; want the namespace's %d", n, err, want)
+	}
+	if _, err := newEnv(t).store.CountUserHistory(ctx, "bob"); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("CountUserHistory without a history: %v, want ErrInvalid", err)
 	}
 }

@@ -5,6 +5,7 @@ package voting_test
 // that it finds each break.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -76,6 +77,11 @@ import (
 //     (their entries go when UserHistory meets them).
 func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	e.t.Helper()
+	// What the Store goes by, read afresh: another Store may have added to
+	// the namespace's settings.
+	if _, err := e.store.Settings(context.Background()); err != nil {
+		e.t.Fatalf("Settings: %v", err)
+	}
 	all := e.keys() // before c is taken: a test's pool may hold one connection
 	c := e.pipeConn()
 	defer c.Close()
@@ -306,6 +312,8 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			name, live := strings.CutPrefix(field, "live:")
 			order, err := voting.ParseOrder(name)
 			switch {
+			case field == "articles":
+				continue // the count, checked on its own below
 			case field == "karma" || field == "links":
 				if kind == field && mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark) {
 					fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
@@ -438,6 +446,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	for name := range checks {
 		e.t.Fatalf("the invariant checker checks %s indexes, which schema.Indexes does not describe", name)
 	}
+	e.checkSettings(c, marks, len(articles), weight, cutoff, fail)
 	for _, index := range indexes {
 		var members []string
 		if strings.HasPrefix(index, e.key("group:")) {
@@ -710,10 +719,16 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 		{"link of no article", func(e *env, id string) { e.do("HSET", e.key("links:"), "https://example.com/x", "99") }},
 		{"link of another article", func(e *env, id string) { e.do("HSET", e.key("links:"), "https://example.com/x", id) }},
 		{"article's link missing", func(e *env, id string) { e.do("DEL", e.key("links:")) }},
+		{"count of the articles indexed off by one", func(e *env, id string) { e.do("HINCRBY", e.key("indexed:"), "articles", 1) }},
+		{"count of the articles indexed gone", func(e *env, id string) { e.do("HDEL", e.key("indexed:"), "articles") }},
+		{"settings of another vote weight", func(e *env, id string) { e.do("HSET", e.key("settings:"), "weight", "500") }},
+		{"settings of another cutoff", func(e *env, id string) { e.do("HSET", e.key("settings:"), "cutoff", "1000") }},
+		{"settings that keep an order not kept", func(e *env, id string) { e.do("HSET", e.key("settings:"), "orders", "votes") }},
+		{"settings with a field of no setting", func(e *env, id string) { e.do("HSET", e.key("settings:"), "colour", "blue") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, voting.WithKarma(), voting.WithUniqueLinks())
+			e := newEnv(t, bookCache, voting.WithKarma(), voting.WithUniqueLinks())
 			id := e.post("alice", "checked", "news")
 			e.vote("bob", id, voting.Down)
 			if broken := e.invariants(voting.DefaultVoteWeight, voting.DefaultCutoff); len(broken) != 0 {
@@ -724,5 +739,66 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 				t.Error("the break went unnoticed")
 			}
 		})
+	}
+}
+
+// checkSettings checks the namespace's settings: fields that parse, and are
+// what the env's Store goes by once it has read them; and the count of the
+// articles the library indexed, which is the time index's size unless the
+// test wrote articles as another writer does.
+func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int, weight float64, cutoff time.Duration,
+	fail func(format string, args ...any)) {
+	fields, err := redis.StringMap(c.Do("HGETALL", e.key("settings:")))
+	if err != nil {
+		e.t.Fatalf("HGETALL settings: %v", err)
+	}
+	if count, ok := marks["articles"]; ok && count != strconv.Itoa(articles) && !e.foreign {
+		fail("indexed: counts %s articles indexed, time: holds %d", count, articles)
+	}
+	if len(fields) == 0 {
+		if _, ok := marks["articles"]; ok {
+			fail("indexed: counts articles in a namespace with no settings")
+		}
+		return
+	}
+	if _, ok := marks["articles"]; !ok && articles > 0 && !e.foreign {
+		fail("the namespace has settings and %d articles, and no count of them", articles)
+	}
+	var orders []string
+	for _, o := range e.store.Orders() {
+		if o != voting.ByScore && o != voting.ByTime {
+			orders = append(orders, o.String())
+		}
+	}
+	var kinds []string
+	for _, k := range []struct {
+		name string
+		kept bool
+	}{{"live", e.store.LiveGroups()}, {"karma", e.store.KeepsKarma()}, {"links", e.store.UniqueLinks()}} {
+		if k.kept {
+			kinds = append(kinds, k.name)
+		}
+	}
+	want := map[string]string{
+		"orders": strings.Join(orders, " "), "kinds": strings.Join(kinds, " "),
+		"cutoff":  strconv.FormatInt(e.store.Cutoff().Milliseconds(), 10),
+		"history": strconv.FormatInt(e.store.HistoryTime().Milliseconds(), 10),
+	}
+	for field, value := range want {
+		if fields[field] != value {
+			fail("settings: %s = %q, the Store goes by %q", field, fields[field], value)
+		}
+	}
+	if _, err := strconv.ParseUint(fields["gen"], 10, 64); err != nil {
+		fail("settings: gen = %q, no generation", fields["gen"])
+	}
+	if w, err := strconv.ParseFloat(fields["weight"], 64); err != nil || w != weight {
+		fail("settings: weight = %q, the scores' %v", fields["weight"], weight)
+	}
+	if fields["cutoff"] != strconv.FormatInt(cutoff.Milliseconds(), 10) {
+		fail("settings: cutoff = %q, the voter sets' %v", fields["cutoff"], cutoff)
+	}
+	if len(fields) != len(want)+2 {
+		fail("settings: holds %d fields, want %d: %v", len(fields), len(want)+2, fields)
 	}
 }

@@ -31,16 +31,14 @@ func (s *Store) karmaListing() listing {
 // unordered is the schema.OrderSpec of a listing that is no order's index.
 var unordered schema.OrderSpec
 
-// KeepsKarma reports whether the Store keeps the posters' karma
-// (WithKarma).
-func (s *Store) KeepsKarma() bool { return s.keepsIndex("karma") }
+// KeepsKarma reports whether the namespace keeps the posters' karma
+// (WithKarma), as the Store last read its settings (Settings); before the
+// Store's first call, whether it was given WithKarma.
+func (s *Store) KeepsKarma() bool { return s.view().Karma }
 
-// checkKarma refuses a read of karma by a Store that does not keep it.
-func (s *Store) checkKarma() error {
-	if !s.KeepsKarma() {
-		return errs.Invalidf("the Store keeps no karma: give New WithKarma()")
-	}
-	return nil
+// checkKarma refuses a read of karma in a namespace that does not keep it.
+func (s *Store) checkKarma(ctx context.Context) error {
+	return s.keepsKind(ctx, "karma", "karma", "WithKarma()")
 }
 
 // Karma returns user's karma (WithKarma): the sum, over the user's
@@ -55,7 +53,7 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 			err = failed(err, fmt.Sprintf("karma of user %q", user))
 		}
 	}()
-	if err := s.checkKarma(); err != nil {
+	if err := s.checkKarma(ctx); err != nil {
 		return 0, err
 	}
 	if err := checkUser(user); err != nil {
@@ -97,7 +95,7 @@ func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, 
 			err = failed(err, "top posters")
 		}
 	}()
-	if err := s.checkKarma(); err != nil {
+	if err := s.checkKarma(ctx); err != nil {
 		return nil, err
 	}
 	start, stop, past, err := s.pageBounds(page)
@@ -132,7 +130,7 @@ func (s *Store) CountPosters(ctx context.Context) (n int64, err error) {
 			err = failed(err, "count posters")
 		}
 	}()
-	if err := s.checkKarma(); err != nil {
+	if err := s.checkKarma(ctx); err != nil {
 		return 0, err
 	}
 	l := s.karmaListing()

@@ -125,6 +125,7 @@ var keyShapes = func() []keyShape {
 		{schema.HistoryPart, userTail}, {schema.PostsPart, userTail},
 		{schema.PendingPart + schema.VotedPart, idTail}, {schema.PendingPart + schema.DownvotedPart, idTail},
 		{schema.TrimmedPart, noTail}, {schema.ReindexPart, noTail}, {schema.IndexedPart, noTail},
+		{schema.SettingsPart, noTail},
 	}
 	for _, ix := range schema.Indexes {
 		for _, part := range ix.Parts {

@@ -16,9 +16,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// UniqueLinks reports whether the Store keeps links unique
-// (WithUniqueLinks).
-func (s *Store) UniqueLinks() bool { return s.keepsIndex("links") }
+// UniqueLinks reports whether the namespace keeps links unique
+// (WithUniqueLinks), as the Store last read its settings (Settings);
+// before the Store's first call, whether it was given WithUniqueLinks.
+func (s *Store) UniqueLinks() bool { return s.view().UniqueLinks }
 
 // ArticleByLink returns the article that has the link url (WithUniqueLinks),
 // or the one with the same link by schema.LinkKey's rule: another case of the
@@ -36,10 +37,10 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 			err = failed(err, fmt.Sprintf("article by link %q", url))
 		}
 	}()
-	if !s.UniqueLinks() {
-		return Article{}, errs.Invalidf("the Store keeps no index of links: give New WithUniqueLinks()")
-	}
 	if err := checkLink(url); err != nil {
+		return Article{}, err
+	}
+	if err := s.keepsKind(ctx, "links", "index of links", "WithUniqueLinks()"); err != nil {
 		return Article{}, err
 	}
 	l := listing{spec: &unordered, index: s.keys.Whole(schema.LinksPart), built: schema.MarkOf("links")}

@@ -137,23 +137,25 @@ func TestReindexBuildsTheLinkIndex(t *testing.T) {
 	e.store = u
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 
-	// A post, or an edit of a link, by a Store without unique links takes
-	// the index's mark away.
+	// A Store not given WithUniqueLinks keeps the namespace's index of
+	// links too: its post of a link another article holds is refused, and
+	// its posts and edits of links are indexed.
 	plain := e.with()
-	if _, err := postLink(e, plain, "bob", "https://c.example/"); err != nil {
+	if _, err := postLink(e, plain, "bob", "https://B.example/#top"); !errors.Is(err, voting.ErrDuplicate) {
+		t.Errorf("a post of a held link by a Store not given WithUniqueLinks = %v, want ErrDuplicate", err)
+	}
+	c, err := postLink(e, plain, "bob", "https://c.example/")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.ArticleByLink(ctx, "https://a.example/1"); !errors.Is(err, voting.ErrNotIndexed) {
-		t.Errorf("ArticleByLink after a post without unique links = %v, want ErrNotIndexed", err)
-	}
-	if err := u.Reindex(ctx); err != nil {
-		t.Fatal(err)
+	if a, err := u.ArticleByLink(ctx, "https://c.example/"); err != nil || a.ID != c {
+		t.Errorf("ArticleByLink after a post by a Store not given WithUniqueLinks = %v, %v; want %s", a.ID, err, c)
 	}
 	if err := plain.EditArticle(ctx, ids[0], "t", "https://d.example/"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.ArticleByLink(ctx, "https://d.example/"); !errors.Is(err, voting.ErrNotIndexed) {
-		t.Errorf("ArticleByLink after an edit without unique links = %v, want ErrNotIndexed", err)
+	if a, err := u.ArticleByLink(ctx, "https://d.example/"); err != nil || a.ID != ids[0] {
+		t.Errorf("ArticleByLink after an edit by a Store not given WithUniqueLinks = %v, %v; want %s", a.ID, err, ids[0])
 	}
 	// The duplicate that has the old link takes it, and leaves linkshares:.
 	if got := e.hash(e.key("links:"))["https://a.example/1"]; got != ids[2] {
@@ -336,13 +338,15 @@ func TestEditLinkCases(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 
-	// A duplicate from before unique links: edits and the deletion of the
-	// duplicate leave the holder's entry.
-	plain := e.with()
-	dup, err := postLink(e, plain, "bob", "https://a.example/path")
+	// A duplicate another writer (the book's code) posted: edits and the
+	// deletion of the duplicate leave the holder's entry.
+	last, err := strconv.Atoi(e.str("GET", e.key("article:")))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dup := strconv.Itoa(last + 1)
+	e.bookPost(dup, "bob", float64(e.clock.Now().Unix()))
+	e.do("HSET", e.article(dup), "link", "https://a.example/path")
 	if err := e.store.EditArticle(ctx, dup, "t", "https://A.example/path#x"); err != nil {
 		t.Fatalf("edit of the duplicate within its own link key: %v", err)
 	}

@@ -11,6 +11,7 @@ package voting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/articlevote/voting/internal/errs"
@@ -82,6 +83,9 @@ func (s *Store) liveListing(group string, o Order) listing {
 // round trips: the page of ids, trimmed to its window first for a
 // top-of-window order, then the articles.
 func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
+	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
+		return nil, err
+	}
 	var articles []Article
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		// By score, the page's scores come with it; in any other order,
@@ -126,14 +130,14 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			}
 			first = rconn.Command{Name: "EVALSHA", Args: s.trimCall(l, cut).Eval().Args}
 		} else {
-			first = rconn.Command{Name: "HGET", Args: []any{s.keys.IndexedHash(), l.built}}
+			first = rconn.Command{Name: "HMGET", Args: []any{s.keys.IndexedHash(), l.built, schema.CountField}}
 		}
 		var cmds []rconn.Command
 		if l.spec.Window > 0 {
 			cmds = []rconn.Command{first, read}
 		} else {
 			// An empty namespace's indexes are complete, marked or not.
-			cmds = []rconn.Command{first, {Name: "EXISTS", Args: []any{s.keys.TimeIndex()}}, read}
+			cmds = []rconn.Command{first, {Name: "ZCARD", Args: []any{s.keys.TimeIndex()}}, read}
 		}
 		replies, err := c.Pipeline(cmds)
 		if err != nil {
@@ -159,12 +163,15 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			st, _ := script.ReadStatus(replies[0], nil)
 			built = st.Word != script.ReplyNotIndexed
 		} else {
-			mark, err := redis.String(replies[0], nil)
-			if err != nil && err != redis.ErrNil {
-				return nil, errs.WrongType(err, s.keys.IndexedHash(), "HGET")
+			got, err := redis.Strings(replies[0], nil)
+			if err != nil {
+				return nil, errs.WrongType(err, s.keys.IndexedHash(), "HMGET")
 			}
-			articles, _ := redis.Int(replies[1], nil)
-			built = mark == schema.BuiltYes || articles == 0
+			articles, err := redis.Int64(replies[1], nil)
+			if err != nil {
+				return nil, errs.WrongType(err, s.keys.TimeIndex(), "ZCARD")
+			}
+			built = schema.Complete(got[0], got[1], articles)
 			replies = replies[1:]
 		}
 		if !built {
@@ -181,7 +188,7 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 // past reports a page so far on that its bounds overflow: past any index's
 // end, so empty.
 func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, err error) {
-	if _, err = s.checkOrder(order); err != nil {
+	if err = knownOrder(order); err != nil {
 		return 0, 0, false, err
 	}
 	return s.pageBounds(page)
@@ -202,7 +209,10 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 	if err := checkID(articleID); err != nil {
 		return 0, err
 	}
-	if _, err := s.checkOrder(order); err != nil {
+	if err := knownOrder(order); err != nil {
+		return 0, err
+	}
+	if _, _, err := s.checkOrder(ctx, order); err != nil {
 		return 0, err
 	}
 	l := s.siteListing(order)
@@ -228,7 +238,7 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 // as a listing is. It takes one round trip, O(1) on the server (a window
 // long unlisted may take a few more, each a bounded trim).
 func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
-	if _, err := s.checkOrder(order); err != nil {
+	if err := knownOrder(order); err != nil {
 		return 0, failed(err, "count articles by "+order.String())
 	}
 	n, err := s.count(ctx, s.siteListing(order))
@@ -240,6 +250,9 @@ func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
 
 // count is the size of l's index; a window's index is trimmed first.
 func (s *Store) count(ctx context.Context, l listing) (int64, error) {
+	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
+		return 0, err
+	}
 	var n int64
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
@@ -318,11 +331,17 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 	if err := checkGroup(group); err != nil {
 		return 0, err
 	}
-	if _, err := s.checkOrder(order); err != nil {
+	ns, _, err := s.checkOrder(ctx, order)
+	if err != nil {
 		return 0, err
 	}
-	if s.live {
-		return s.count(ctx, s.liveListing(group, order))
+	if ns.liveReads {
+		n, err := s.count(ctx, s.liveListing(group, order))
+		if !errors.Is(err, errs.ErrNotIndexed) {
+			return n, err
+		}
+		// Live indexes that lack articles (written by another writer, or
+		// before they were kept): the book's listing, as its code counts it.
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.cachedGroup(c, group, order, 0, 0, true, nil)
@@ -358,10 +377,18 @@ func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, or
 	if err != nil || past {
 		return emptyPage(err, "list group "+group+" by "+order.String())
 	}
+	ns, _, err := s.checkOrder(ctx, order)
+	if err != nil {
+		return emptyPage(err, "list group "+group+" by "+order.String())
+	}
 	var articles []Article
-	if s.live {
+	if ns.liveReads {
 		articles, err = s.list(ctx, s.liveListing(group, order), start, stop)
-	} else {
+	}
+	if !ns.liveReads || errors.Is(err, errs.ErrNotIndexed) {
+		// Live indexes that lack articles (written by another writer, or
+		// before they were kept) fall back to the book's listing, as its
+		// code lists the group.
 		articles, err = s.cachedGroupPage(ctx, group, order, start, stop)
 	}
 	if err != nil {

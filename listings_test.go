@@ -193,7 +193,7 @@ func TestCountsEqualTheListings(t *testing.T) {
 // cache too, building it as a page would, for every order, windows
 // included.
 func TestGroupCountsWhatItsPagesRead(t *testing.T) {
-	e := newEnv(t, voting.WithOrders(voting.TopWeek))
+	e := newEnv(t, bookCache, voting.WithOrders(voting.TopWeek))
 	first := e.post("alice", "first", "g")
 	for _, o := range e.store.Orders() {
 		if got := listAll(t, e.store, "g", o); len(got) != 1 || got[0].ID != first {

@@ -65,6 +65,9 @@ type config struct {
 	// kinds are the kinds of index (schema.Indexes) an option keeps that
 	// carry no setting of their own: their names.
 	kinds []string
+	// given says which of the namespace's settings an option set: only
+	// those are checked against the namespace's (settings.go).
+	given struct{ weight, cutoff, history, groupTTL bool }
 }
 
 func defaultConfig() config {
@@ -99,14 +102,14 @@ func WithPrefix(prefix string) Option {
 // It must be positive and at most MaxVoteWeight. The default is
 // DefaultVoteWeight (432).
 func WithVoteWeight(points float64) Option {
-	return func(c *config) { c.weight = points }
+	return func(c *config) { c.weight, c.given.weight = points, true }
 }
 
 // WithCutoff sets how long after posting an article takes votes; after it the
 // score is fixed and the voter sets expire. It must be at least a second.
 // The default is DefaultCutoff (7 days).
 func WithCutoff(d time.Duration) Option {
-	return func(c *config) { c.cutoff = d }
+	return func(c *config) { c.cutoff, c.given.cutoff = d, true }
 }
 
 // WithPageSize sets how many articles a listing page holds, from 1 to
@@ -120,7 +123,7 @@ func WithPageSize(n int) Option {
 // means no cache: every group listing is built fresh. It must not be negative
 // and is kept to the millisecond. The default is DefaultGroupCacheTTL (60s).
 func WithGroupCacheTTL(d time.Duration) Option {
-	return func(c *config) { c.groupTTL = d }
+	return func(c *config) { c.groupTTL, c.given.groupTTL = d, true }
 }
 
 // WithClock sets the clock that gives posting times and decides whether
@@ -173,7 +176,7 @@ func WithLiveGroups() Option {
 // kept to the millisecond, as Redis keeps a time to live. Every Store of a
 // namespace should agree on it.
 func WithUserHistory(d time.Duration) Option {
-	return func(c *config) { c.history = d }
+	return func(c *config) { c.history, c.given.history = d, true }
 }
 
 // WithKarma keeps each poster's karma (Karma, TopPosters): the sum, over

@@ -149,8 +149,13 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 			err = failed(err, "reindex")
 		}
 	}()
-	r := &reindexRun{s: s, ctx: ctx, progress: progress, name: s.reindexRunName()}
-	if len(s.kept) > 2 || s.live {
+	// A run builds what the namespace keeps now: its settings read afresh.
+	ns, err := s.reload(ctx)
+	if err != nil {
+		return ReindexProgress{}, err
+	}
+	r := &reindexRun{s: s, ns: ns, ctx: ctx, progress: progress, name: ns.reindexRunName()}
+	if len(ns.kept) > 2 || ns.live {
 		// The walks read the clock: one outside the years of posting times
 		// stops the run before it writes its progress.
 		if err := schema.CheckClock(s.now()); err != nil {
@@ -200,7 +205,7 @@ func superseded(reply any, err error) ([]any, error) {
 func (r *reindexRun) finish() error {
 	s := r.s
 	finish := script.ReindexDone{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
-		Run: r.run, Token: r.token, Built: s.built}
+		Run: r.run, Token: r.token, Built: r.ns.built}
 	values, err := superseded(s.rc.Run(r.ctx, finish.Call().Eval()))
 	if err == nil {
 		values, err = redis.Scan(values, &r.counts.Duplicates)
@@ -241,17 +246,17 @@ func newToken() (string, error) {
 // on with only by Stores that build the same: the kinds of index
 // (schema.Indexes) that an option keeps and Reindex builds, of the orders'
 // those of the kept orders beyond the book's two.
-func (s *Store) reindexRunName() string {
+func (st *state) reindexRunName() string {
 	var words []string
 	for _, ix := range schema.Indexes {
 		switch {
 		case ix.Option == "" || ix.Mark == "" && !ix.PerOrder:
 			// Built by every run, or by none.
 		case ix.Name == "orders":
-			for _, o := range s.kept[2:] {
+			for _, o := range st.kept[2:] {
 				words = append(words, schema.Orders[o].Name)
 			}
-		case s.keepsIndex(ix.Name):
+		case st.keepsIndex(ix.Name):
 			words = append(words, ix.Name)
 		}
 	}
@@ -262,6 +267,7 @@ func (s *Store) reindexRunName() string {
 // of the hash reindex:, read when the call starts and written by each step.
 type reindexRun struct {
 	s        *Store
+	ns       *state
 	ctx      context.Context
 	progress func(ReindexProgress)
 	counts   ReindexProgress
@@ -303,8 +309,8 @@ func (r *reindexRun) load() error {
 			return err
 		}
 		r.token, r.run = token, r.name+"#"+token
-		start := script.ReindexStart{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(),
-			Run: r.run, Phase: r.phase, Token: r.token, Built: s.built}
+		start := script.ReindexStart{Progress: s.keys.ReindexProgress(), Indexed: s.keys.IndexedHash(), ByTime: s.keys.TimeIndex(),
+			Run: r.run, Phase: r.phase, Token: r.token, Built: r.ns.built}
 		st, err := script.ReadStatus(s.rc.Run(r.ctx, start.Call().Eval()))
 		if err == nil && st.Word != script.ReplyOK {
 			err = st.Err()
@@ -348,7 +354,7 @@ func (r *reindexRun) orders() error {
 	if err := r.walk(0); err != nil {
 		return err
 	}
-	for _, o := range s.kept[2:] {
+	for _, o := range r.ns.kept[2:] {
 		if schema.Orders[o].Window == 0 {
 			continue
 		}
@@ -385,11 +391,11 @@ func (r *reindexRun) walk(batch int) error {
 	k := s.keys
 	step := script.ReindexOrders{
 		ByTime: k.TimeIndex(), ByScore: k.ScoreIndex(), Trimmed: k.TrimmedHash(), Progress: k.ReindexProgress(),
-		Indexes: s.indexes[2:],
+		Indexes: r.ns.indexes[2:],
 
 		Run: r.run, Batch: batch, ArticlePrefix: k.ArticlePrefix(), VotedPrefix: k.VotedPrefix(),
 		DownvotedPrefix: k.DownvotedPrefix(), PostsPrefix: k.PostsPrefix(),
-		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(s.kept[2:], now), Prefix: k.Prefix(), Kinds: s.hooked,
+		MaxDuplicates: maxReportedDuplicates, Orders: scriptOrdersAt(r.ns.kept[2:], now), Prefix: k.Prefix(), Kinds: r.ns.hooked,
 	}
 	reply, err := s.rc.Run(r.ctx, step.Call().Eval())
 	if batch == 0 {
@@ -421,11 +427,11 @@ const scanCount = 500
 const liveEntriesPerStep = 250
 
 // groupBatch is how many members of a group one step of Reindex reads.
-func (s *Store) groupBatch() int {
-	if !s.live {
+func (st *state) groupBatch() int {
+	if !st.live {
 		return 200
 	}
-	return max(25, liveEntriesPerStep/len(s.kept))
+	return max(25, liveEntriesPerStep/len(st.kept))
 }
 
 // groups finds the namespace's groups with SCAN, on a Redis Cluster on the
@@ -507,7 +513,7 @@ func (r *reindexRun) groups() error {
 func (r *reindexRun) walkGroup(name string) error {
 	s := r.s
 	for {
-		c, err := s.reindexGroupCall(r.run, name)
+		c, err := s.reindexGroupCall(r.ns, r.run, name)
 		if err != nil {
 			return err
 		}
@@ -529,14 +535,14 @@ func (r *reindexRun) walkGroup(name string) error {
 
 // reindexGroupCall is reindex_group.lua's run for a step of the walk of
 // the group name.
-func (s *Store) reindexGroupCall(run, name string) (script.Call, error) {
+func (s *Store) reindexGroupCall(ns *state, run, name string) (script.Call, error) {
 	k := s.keys
 	var live []Order
 	var indexes []string
 	livePrefix := ""
 	now := time.Time{}
-	if s.live {
-		live, indexes, livePrefix, now = s.kept, s.indexes, k.LivePrefix(), s.now()
+	if ns.live {
+		live, indexes, livePrefix, now = ns.kept, ns.indexes, k.LivePrefix(), s.now()
 		if err := schema.CheckClock(now); err != nil {
 			return script.Call{}, err
 		}
@@ -545,7 +551,7 @@ func (s *Store) reindexGroupCall(run, name string) (script.Call, error) {
 		Group: k.GroupSet(name), ByScore: k.ScoreIndex(), ByTime: k.TimeIndex(), Trimmed: k.TrimmedHash(),
 		Sizes: k.GroupSizes(), Progress: k.ReindexProgress(), Indexes: indexes,
 
-		Run: run, Name: name, ScanCount: s.groupBatch(), ArticlePrefix: k.ArticlePrefix(), RecordPrefix: k.RecordPrefix(),
+		Run: run, Name: name, ScanCount: ns.groupBatch(), ArticlePrefix: k.ArticlePrefix(), RecordPrefix: k.RecordPrefix(),
 		LivePrefix: livePrefix, Orders: scriptOrdersAt(live, now),
 	}
 	return g.Call(), nil

@@ -178,7 +178,7 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 // pages encode as JSON; by score the page gives the scores, by time fetch
 // reads them.
 func TestTimesAndScoresOutsideTheRangeAreSkipped(t *testing.T) {
-	e := newEnv(t, voting.WithUserHistory(365*24*time.Hour))
+	e := newEnv(t, bookCache, voting.WithUserHistory(365*24*time.Hour))
 	var ids []string
 	for i := range 5 {
 		e.advance(time.Minute)

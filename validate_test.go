@@ -140,10 +140,7 @@ func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 	e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithOrders(voting.TopDay))
 	id := e.post("alice", "a", "go")
 	e.vote("bob", id, voting.Up)
-	noHistory, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	noHistory := newEnv(t).store // a namespace that keeps no history
 	before := e.dump()
 	long := strings.Repeat("x", voting.MaxUserLen+1)
 	for what, call := range map[string]func() error{

@@ -125,17 +125,19 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	if err := checkDirection(dir); err != nil {
 		return err
 	}
-	var reply any
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		// The clock is read once the connection is had, as close as it can
-		// be to the script's run.
-		now := s.now()
-		if err := schema.CheckClock(now); err != nil {
+	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
+		err = s.rc.Session(ctx, func(c rconn.Link) error {
+			// The clock is read once the connection is had, as close as it
+			// can be to the script's run.
+			now := s.now()
+			if err := schema.CheckClock(now); err != nil {
+				return err
+			}
+			var err error
+			reply, err = c.Run(s.voteCall(ns, user, articleID, dir, now).Eval())
 			return err
-		}
-		var err error
-		reply, err = c.Run(s.voteCall(user, articleID, dir, now).Eval())
-		return err
+		})
+		return reply, err
 	})
 	st, err := script.ReadStatus(reply, err)
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	case script.ReplyOK, script.ReplyUnchanged:
 		return nil
 	case script.ReplyClosed:
-		return errs.Of(errs.ErrVotingClosed, "the article is older than "+s.cutoff.String())
+		return errs.Of(errs.ErrVotingClosed, "the article is older than "+ns.cutoff.String())
 	}
 	return st.Err()
 }
@@ -153,15 +155,16 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 // voteCall is vote.lua's run for user's vote on an article at now. The
 // keys the vote's settings leave out are not named, since naming a key
 // allocates.
-func (s *Store) voteCall(user, articleID string, dir Direction, now time.Time) script.Call {
+func (s *Store) voteCall(ns *state, user, articleID string, dir Direction, now time.Time) script.Call {
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	v := script.Vote{Hash: member, ByScore: k.ScoreIndex(), Voted: k.VotedSet(articleID), Downvoted: k.DownvotedSet(articleID),
-		Indexes: s.indexes, Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now), Settings: s.vote}
-	if s.live {
+		Config: k.Settings(), Indexes: ns.indexes, Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
+		Settings: ns.vote}
+	if ns.live {
 		v.Record = k.GroupRecord(articleID)
 	}
-	if s.history > 0 {
+	if ns.history > 0 {
 		v.History = k.UserHistory(user)
 	}
 	return v.Call()
@@ -220,8 +223,12 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 			cmds = append(cmds, rconn.Command{Name: "SISMEMBER", Args: args[at:len(args):len(args)]})
 		}
 	}
+	ns, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var now time.Time
-	if s.history > 0 {
+	if ns.history > 0 {
 		// The history's entries of the articles, and their scores, to tell
 		// a closed article that is still there: ZMSCOREs of at most
 		// maxScoresPerCommand members each, so that no one rconn.Command holds
@@ -252,14 +259,15 @@ func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string
 	if err != nil {
 		return nil, err
 	}
-	return s.readUserVotes(user, articleIDs, cmds, replies, now)
+	return s.readUserVotes(user, articleIDs, cmds, replies, now, ns.history)
 }
 
 // readUserVotes reads UserVotes' replies: two SISMEMBERs per article, then
 // with a history the ZMSCOREs of its entries and of the articles' scores.
-func (s *Store) readUserVotes(user string, articleIDs []string, cmds []rconn.Command, replies []any, now time.Time) ([]Direction, error) {
+func (s *Store) readUserVotes(user string, articleIDs []string, cmds []rconn.Command, replies []any, now time.Time,
+	history time.Duration) ([]Direction, error) {
 	var entries, scores []any
-	if s.history > 0 {
+	if history > 0 {
 		n := 2 * len(articleIDs)
 		for i, reply := range replies[n:] {
 			values, err := redis.Values(reply, nil)
@@ -276,7 +284,7 @@ func (s *Store) readUserVotes(user string, articleIDs []string, cmds []rconn.Com
 			return nil, fmt.Errorf("ZMSCORE gave %d and %d scores for %d articles", len(entries), len(scores), len(articleIDs))
 		}
 	}
-	since := now.Add(-s.history)
+	since := now.Add(-history)
 	dirs := make([]Direction, len(articleIDs))
 	for i := range articleIDs {
 		dirs[i] = None

@@ -483,6 +483,7 @@ func TestVoteWaitingForAConnectionPastTheCutoffCountsOnce(t *testing.T) {
 	const cutoff = time.Second
 	e := newEnvPool(t, &redis.Pool{MaxIdle: 4, DialContext: dial}, "")
 	var err error
+	e.do("DEL", e.key("settings:")) // an empty namespace: the Store's first call sets its cutoff
 	if e.store, err = voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(time.Now), voting.WithCutoff(cutoff)); err != nil {
 		t.Fatal(err)
 	}
@@ -550,6 +551,7 @@ func TestVoteThroughALaggingClockAfterTheSetsExpired(t *testing.T) {
 		}
 		return s
 	}
+	e.do("DEL", e.key("settings:")) // an empty namespace: the Stores' first call sets its cutoff
 	e.store = open(now)
 	lagging := open(func() time.Time { return now().Add(-lag) })
 	posted := now()

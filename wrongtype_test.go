@@ -41,7 +41,7 @@ var wrongTypeStores = []struct {
 }{
 	{"everything", []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
 		voting.WithUserHistory(30 * 24 * time.Hour), voting.WithKarma(), voting.WithUniqueLinks()}},
-	{"cached groups", []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithUserHistory(30 * 24 * time.Hour)}},
+	{"cached groups", []voting.Option{bookCache, voting.WithOrders(voting.Orders()...), voting.WithUserHistory(30 * 24 * time.Hour)}},
 }
 
 // wrongTypeSite is what every operation of the table starts from: article 1

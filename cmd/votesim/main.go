@@ -232,6 +232,16 @@ func simulate(ctx context.Context, c Config, o options, stdout, stderr io.Writer
 	if s.all, err = open(reads, voting.MaxPageSize); err != nil {
 		return err
 	}
+	// Each Store reads the namespace's settings on its first call (the
+	// first writes them): read them now, so that the counts of round trips
+	// are those of the simulation's calls.
+	for _, st := range []*voting.Store{s.write, s.site, s.top, s.all} {
+		if _, err := st.Settings(ctx); err != nil {
+			return err
+		}
+	}
+	writes.Reset()
+	reads.Reset()
 
 	p := makePlan(c)
 	printHeader(stdout, c, p, b.where)

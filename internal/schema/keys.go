@@ -24,6 +24,7 @@ const (
 	PendingPart   = "deleted:"
 	ReindexPart   = "reindex:"
 	IndexedPart   = "indexed:"
+	SettingsPart  = "settings:"
 )
 
 // Keys names the keys of one namespace, with its prefix in front of each.
@@ -32,7 +33,7 @@ const (
 type Keys struct {
 	prefix                                                                               string
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts                              string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, settings                    string
 	indexes                                                                              [len(Orders)]string
 	// whole are the keys the kinds of index keep whole (Index.Parts), by
 	// their parts.
@@ -55,6 +56,7 @@ func NewKeys(prefix string) Keys {
 		history:   prefix + HistoryPart,
 		reindex:   prefix + ReindexPart,
 		indexed:   prefix + IndexedPart,
+		settings:  prefix + SettingsPart,
 
 		pendingVoted:     prefix + PendingPart + VotedPart,
 		pendingDownvoted: prefix + PendingPart + DownvotedPart,
@@ -133,6 +135,10 @@ func (k Keys) ReindexProgress() string { return k.reindex }
 
 // indexedHash is the hash of which indexes hold every article (internal/schema/marks.go).
 func (k Keys) IndexedHash() string { return k.indexed }
+
+// Settings is the hash of the namespace's settings: what it stores, for
+// every Store that writes it (settings.go).
+func (k Keys) Settings() string { return k.settings }
 
 // groupRecord is the set of the names of the groups an article is in (no
 // key for none); recordPrefix is its name without the id, for scripts that

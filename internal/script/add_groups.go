@@ -9,9 +9,11 @@ type AddGroups struct {
 	Trimmed string   `lua:"trimmed"`
 	Sizes   string   `lua:"sizes"`
 	Indexed string   `lua:"indexed"`
+	Config  string   `lua:"settings"`
 	Indexes []string `lua:"orders[].index"`
 
 	Member      string   `lua:"member"`
+	Gen         string   `lua:"gen"`
 	GroupPrefix string   `lua:"groupPrefix"`
 	LivePrefix  string   `lua:"livePrefix"`
 	MaxGroups   int      `lua:"maxGroups"`
@@ -22,8 +24,8 @@ type AddGroups struct {
 
 // Call is the run of add_groups.lua with these arguments.
 func (a *AddGroups) Call() Call {
-	keys := append([]string{a.Hash, a.ByScore, a.Record, a.Trimmed, a.Sizes, a.Indexed}, a.Indexes...)
-	args := []any{a.Member, a.GroupPrefix, a.LivePrefix, a.MaxGroups}
+	keys := append([]string{a.Hash, a.ByScore, a.Record, a.Trimmed, a.Sizes, a.Indexed, a.Config}, a.Indexes...)
+	args := []any{a.Member, a.Gen, a.GroupPrefix, a.LivePrefix, a.MaxGroups}
 	args = appendOrders(args, a.Orders, "key", "window", "cut")
 	args = appendNames(args, a.Groups)
 	args = appendList(args, a.Unbuilt)

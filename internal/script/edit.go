@@ -6,9 +6,11 @@ type Edit struct {
 	Hash    string `lua:"hash"`
 	ByScore string `lua:"byScore"`
 	Indexed string `lua:"indexed"`
+	Config  string `lua:"settings"`
 
 	Member string `lua:"member"`
 	ID     string `lua:"id"`
+	Gen    string `lua:"gen"`
 	Texts  []Text `lua:"texts"`
 	Link   string `lua:"link"`
 	Prefix string `lua:"prefix"`
@@ -18,6 +20,6 @@ type Edit struct {
 
 // Call is the run of edit.lua with these arguments.
 func (e *Edit) Call() Call {
-	args := appendTexts([]any{e.Member, e.ID}, e.Texts)
-	return Call{Script: edit.of(e.Kinds), Keys: []string{e.Hash, e.ByScore, e.Indexed}, Args: append(args, e.Link, e.Prefix)}
+	args := appendTexts([]any{e.Member, e.ID, e.Gen}, e.Texts)
+	return Call{Script: edit.of(e.Kinds), Keys: []string{e.Hash, e.ByScore, e.Indexed, e.Config}, Args: append(args, e.Link, e.Prefix)}
 }

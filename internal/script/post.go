@@ -8,9 +8,11 @@ type Post struct {
 	Sizes   string   `lua:"sizes"`
 	Indexed string   `lua:"indexed"`
 	Posts   string   `lua:"posts"`
+	Config  string   `lua:"settings"`
 	Indexes []string `lua:"orders[].index"`
 	History string   `lua:"history"` // sent with HistoryMillis above 0
 
+	Gen             string   `lua:"gen"`
 	Prefix          string   `lua:"prefix"`
 	ArticlePrefix   string   `lua:"articlePrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
@@ -35,13 +37,13 @@ type Post struct {
 
 // Call is the run of post.lua with these arguments.
 func (p *Post) Call() Call {
-	keys := make([]string, 0, 6+len(p.Indexes))
-	keys = append(append(keys, p.Counter, p.Trimmed, p.Sizes, p.Indexed, p.Posts), p.Indexes...)
+	keys := make([]string, 0, 7+len(p.Indexes))
+	keys = append(append(keys, p.Counter, p.Trimmed, p.Sizes, p.Indexed, p.Posts, p.Config), p.Indexes...)
 	if p.HistoryMillis > 0 {
 		keys = append(keys, p.History)
 	}
-	args := make([]any, 0, 20+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
-	args = append(args, p.Prefix, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
+	args := make([]any, 0, 21+2*len(p.Texts)+4*len(p.Orders)+len(p.Groups)+len(p.Built.List())+len(p.Unbuilt.List()))
+	args = append(args, p.Gen, p.Prefix, p.ArticlePrefix, p.VotedPrefix, p.DownvotedPrefix, p.RecordPrefix, p.GroupPrefix, p.LivePrefix)
 	args = appendTexts(args, p.Texts)
 	args = append(args, p.Link, p.Poster, p.Posted, p.Score, p.CutoffMillis, p.HistoryMillis)
 	args = appendOrders(args, p.Orders, "key", "kind", "window", "cut")

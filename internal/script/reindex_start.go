@@ -5,6 +5,7 @@ package script
 type ReindexStart struct {
 	Progress string `lua:"progress"`
 	Indexed  string `lua:"indexed"`
+	ByTime   string `lua:"byTime"`
 
 	Run   string   `lua:"run"`
 	Phase string   `lua:"phase"`
@@ -14,6 +15,6 @@ type ReindexStart struct {
 
 // Call is the run of reindex_start.lua with these arguments.
 func (r *ReindexStart) Call() Call {
-	return Call{Script: reindexStart, Keys: []string{r.Progress, r.Indexed},
+	return Call{Script: reindexStart, Keys: []string{r.Progress, r.Indexed, r.ByTime},
 		Args: appendNames([]any{r.Run, r.Phase, r.Token}, r.Built)}
 }

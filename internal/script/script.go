@@ -87,6 +87,7 @@ var (
 	reindexScan   = load("reindex_scan.lua")
 	reindexDone   = load("reindex_done.lua")
 	after         = load("after.lua")
+	settings      = load("settings.lua")
 	edit          = loadVariants("edit.lua")
 )
 
@@ -96,7 +97,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		edit.of(every)}
+		edit.of(every), settings}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of
@@ -114,7 +115,7 @@ func Variants() []*Script {
 // every kind of index uses, then each kind's (schema.Indexes' Lib), in the
 // order of the kinds.
 var libraryFiles = func() []string {
-	files := []string{"args", "numbers", "journal", "hooks", "marks", "articles", "reindex", "cursors", "windows"}
+	files := []string{"args", "numbers", "journal", "hooks", "marks", "settings", "articles", "reindex", "cursors", "windows"}
 	for _, ix := range schema.Indexes {
 		if ix.Lib != "" && !slices.Contains(files, ix.Lib) {
 			files = append(files, ix.Lib)

@@ -28,6 +28,8 @@ const (
 	ReplyNotIndexed = "notindexed" // the index a listing reads is not built
 	ReplySuperseded = "superseded" // another run of Reindex took the place of this one
 	ReplyDuplicate  = "duplicate"  // detail: the id of the article that has the link
+	ReplySettings   = "settings"   // the namespace's settings are of another generation than the write's
+	ReplyChanged    = "changed"    // the namespace's settings changed since they were read
 )
 
 // A Status is a script's status reply: a word and, for some words, a

@@ -8,6 +8,7 @@ type Vote struct {
 	ByScore   string   `lua:"byScore"`
 	Voted     string   `lua:"voted"`
 	Downvoted string   `lua:"downvoted"`
+	Config    string   `lua:"settings"`
 	Indexes   []string `lua:"orders[].index"`
 	Record    string   `lua:"record"`  // sent with a LivePrefix
 	History   string   `lua:"history"` // sent with HistoryMillis above 0
@@ -23,6 +24,7 @@ type Vote struct {
 // every vote of a Store; Args makes them once, since putting a string in
 // an interface allocates.
 type VoteSettings struct {
+	Gen           string  `lua:"gen"`
 	Prefix        string  `lua:"prefix"`
 	Cutoff        string  `lua:"cutoff"`
 	HistoryMillis int64   `lua:"historyMillis"`
@@ -41,7 +43,7 @@ type VoteSettings struct {
 // Make them before the VoteSettings are shared.
 func (s *VoteSettings) Args() []any {
 	if s.args == nil {
-		args := []any{s.Prefix, s.Cutoff, s.HistoryMillis, s.LivePrefix, s.MinusTwo, s.MinusOne, s.PlusOne, s.PlusTwo}
+		args := []any{s.Gen, s.Prefix, s.Cutoff, s.HistoryMillis, s.LivePrefix, s.MinusTwo, s.MinusOne, s.PlusOne, s.PlusTwo}
 		s.args = appendOrders(args, s.Orders, "key", "kind")
 	}
 	return s.args
@@ -50,8 +52,8 @@ func (s *VoteSettings) Args() []any {
 // Call is the run of vote.lua with these arguments.
 func (v *Vote) Call() Call {
 	s := v.Settings
-	keys := make([]string, 0, 6+len(v.Indexes))
-	keys = append(append(keys, v.Hash, v.ByScore, v.Voted, v.Downvoted), v.Indexes...)
+	keys := make([]string, 0, 7+len(v.Indexes))
+	keys = append(append(keys, v.Hash, v.ByScore, v.Voted, v.Downvoted, v.Config), v.Indexes...)
 	if s.LivePrefix != "" {
 		keys = append(keys, v.Record)
 	}

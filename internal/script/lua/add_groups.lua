@@ -1,8 +1,8 @@
 -- add_groups.lua: adds an existing article, one Article finds, to groups,
 -- and the groups to the article's record of its groups.
 --
--- KEYS: hash byScore record trimmed sizes indexed orders[].index
--- ARGV: member groupPrefix livePrefix maxGroups:num orders[key window cut]
+-- KEYS: hash byScore record trimmed sizes indexed settings orders[].index
+-- ARGV: member gen groupPrefix livePrefix maxGroups:num orders[key window cut]
 --       groups[name] unbuilt[field]
 --
 -- livePrefix is '' without live groups; an order's window and cut are ''
@@ -21,6 +21,11 @@
 -- the number it would be in. unbuilt are the fields of indexed: of the live
 -- group indexes the Store does not keep: it takes their marks away, since
 -- it cannot write them (internal/schema/marks.go).
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 local posted, _, bad = located(hash, byScore, member)
 if bad then

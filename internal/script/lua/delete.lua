@@ -8,9 +8,9 @@
 -- has at most batch voters, else in later steps of clear_history.lua, for
 -- which the voter sets are renamed.
 --
--- KEYS: hash byScore byTime voted downvoted record sizes orders[].index
+-- KEYS: hash byScore byTime voted downvoted record sizes indexed settings orders[].index
 --       pendingVoted?historyPrefix pendingDownvoted?historyPrefix
--- ARGV: member id groupPrefix cachePrefix livePrefix postsPrefix
+-- ARGV: member id gen groupPrefix cachePrefix livePrefix postsPrefix
 --       historyPrefix batch:num orders[key] prefix
 --
 -- historyPrefix is '' without a history.
@@ -38,6 +38,11 @@
 -- Reindex records them) is in no group this step knows of. It answers 'ok'
 -- and the number of voters whose histories are left to clear, or
 -- 'notfound' if there is no hash, no score and no posting time.
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 local exists = redis.call('EXISTS', hash)
 local fields, bad = try('HMGET', hash, unpack(hookFields(onDelete, {'poster'})))
@@ -97,6 +102,15 @@ downs, bad = try('SCARD', downvoted)
 if bad then
 	return bad
 end
+-- The count of the articles indexed, which loses one with the time
+-- index's entry.
+if posted then
+	local _
+	_, bad = indexedCount(indexed)
+	if bad then
+		return bad
+	end
+end
 -- The poster's index of articles, and the hooks.
 local posts, inPosts
 if poster then
@@ -136,6 +150,9 @@ if bad then
 	return bad
 end
 redis.call('DEL', hash, record)
+if posted then
+	redis.call('HINCRBY', indexed, 'articles', -1)
+end
 if inPosts then
 	redis.call('ZREM', posts, member)
 end

@@ -3,8 +3,8 @@
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
--- KEYS: hash byScore indexed
--- ARGV: member id texts[name value] link prefix
+-- KEYS: hash byScore indexed settings
+-- ARGV: member id gen texts[name value] link prefix
 --
 -- prefix is the namespace's. Each kind's hook of an edit (onEdit,
 -- lib/hooks.lua) runs whatever the Store keeps, given whether it keeps the
@@ -12,6 +12,11 @@
 -- a new link gives up the old one in the index of links, and with unique
 -- links is refused, naming the article that has it, if another has it;
 -- without them the index's mark in indexed: goes (internal/schema/marks.go).
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 local posted, _, bad = located(hash, byScore, member)
 if bad then

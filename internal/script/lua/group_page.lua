@@ -27,19 +27,19 @@
 -- answers 'more' having built nothing, and the caller runs it again. Like
 -- every cached group listing, a window's may hold, until the cache
 -- expires, an article that has aged out since it was built. An index that
--- indexed: does not mark built (its field built) gives 'notindexed' and
--- nothing else, unless the namespace has no article (byTime, the site's
--- time index, is empty).
+-- does not hold every article (complete, lib/marks.lua, of its field built
+-- of indexed:; byTime is the site's time index) gives 'notindexed' and
+-- nothing else.
 
 local ttl = tonumber(ttlMillis)
 
 if built ~= '' then
-	local builtMark, bad = try('HGET', indexed, built)
+	local holdsAll, bad = complete(indexed, built, byTime)
 	if bad then
 		return bad
 	end
-	if builtMark ~= '1' and redis.call('EXISTS', byTime) == 1 then
-		return 'notindexed' -- and not an empty namespace, whose indexes are complete
+	if not holdsAll then
+		return 'notindexed'
 	end
 end
 if ttl == 0 or redis.call('EXISTS', cache) == 0 then

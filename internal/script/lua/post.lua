@@ -2,9 +2,9 @@
 -- entry in each kept index, the group memberships and, with live groups,
 -- an entry in each group's live index of each kept order.
 --
--- KEYS: counter trimmed sizes indexed posts orders[].index
+-- KEYS: counter trimmed sizes indexed posts settings orders[].index
 --       history?historyMillis
--- ARGV: prefix articlePrefix votedPrefix downvotedPrefix recordPrefix
+-- ARGV: gen prefix articlePrefix votedPrefix downvotedPrefix recordPrefix
 --       groupPrefix livePrefix texts[name value] link poster posted score
 --       cutoffMillis historyMillis:num
 --       orders[key kind window cut] groups[name] built[field] unbuilt[field]
@@ -41,6 +41,11 @@
 -- A window's index takes the article unless a listing has already trimmed
 -- it past the posting time (a listing by a Store whose clock is ahead); the
 -- first post into an index with no mark gives it one.
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 local last, bad = try('GET', counter)
 if bad then
@@ -152,6 +157,11 @@ unmark, bad = builtAmong(indexed, unmarks)
 if bad then
 	return bad
 end
+local _
+_, bad = indexedCount(indexed)
+if bad then
+	return bad
+end
 local first = false
 if built.n > 0 then
 	local size
@@ -198,6 +208,7 @@ if bad then
 end
 
 redis.call('INCR', counter)
+redis.call('HINCRBY', indexed, 'articles', 1)
 redis.call('HSET', article, unpack(stored))
 written(plans)
 redis.call('SADD', voted, poster)

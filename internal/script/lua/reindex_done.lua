@@ -16,6 +16,10 @@
 -- the book's two (internal/schema/marks.go). A post or a change of groups by a Store that
 -- does not keep one of them takes its mark away: that index then stays
 -- unmarked, for a later run to build.
+--
+-- The articles the run's start found the library had not counted as
+-- indexed (its progress's deficit), all of which its walk has indexed,
+-- join the count of those indexed (the field articles of indexed:, lib/marks.lua).
 
 local bad = ownRun(progress, run)
 if bad then
@@ -35,17 +39,28 @@ if built.n > 0 then
 	end
 end
 
+local _
+_, bad = indexedCount(indexed)
+if bad then
+	return bad
+end
+
 local all = redis.call('HGETALL', progress)
-local report = {'0'}
+local report, deficit = {'0'}, 0
 for i = 1, #all, 2 do
 	local field, v = all[i], all[i + 1]
-	if field == 'duplicates' then
+	if field == 'deficit' then
+		deficit = tonumber(v) or 0
+	elseif field == 'duplicates' then
 		report[1] = v
 	elseif string.sub(field, 1, 10) == 'duplicate:' then
 		report[#report + 1], report[#report + 2] = string.sub(field, 11), v
 	end
 end
 redis.call('DEL', progress)
+if deficit ~= 0 then
+	redis.call('HINCRBY', indexed, 'articles', deficit)
+end
 if #set > 0 then
 	redis.call('HSET', indexed, unpack(set))
 end

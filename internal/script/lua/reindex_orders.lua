@@ -125,7 +125,9 @@ for i, member in ipairs(members) do
 	end
 	if posted and scores[i] then
 		local own = string.sub(member, 1, #articlePrefix) == articlePrefix
-		articles[#articles + 1] = {member, tonumber(walked[2 * i]), ups, downs, tonumber(scores[i])}
+		-- The time index's score, or where a Lua cannot read its text (the
+		-- 1e-07 of miniredis's), the hash's time, which counts has read.
+		articles[#articles + 1] = {member, tonumber(walked[2 * i]) or posted, ups, downs, tonumber(scores[i])}
 		event.articles[#event.articles + 1] = {member = member, id = string.sub(member, #articlePrefix + 1), own = own,
 			posted = posted, ups = ups, downs = downs, fields = byName(onReindex, f, 4)}
 		local poster = f[4]

@@ -2,7 +2,7 @@
 -- progress afresh, with the run's token, and each index the run builds
 -- that is not built already marked as being built by this run.
 --
--- KEYS: progress indexed
+-- KEYS: progress indexed byTime
 -- ARGV: run phase token built[field]
 --
 -- run names the run: the Store's options and the token (reindex.go).
@@ -11,10 +11,16 @@
 -- another token, which started before, walks on but cannot mark it built
 -- (reindex_done.lua), since its walk may have passed an article posted
 -- before this run started.
+--
+-- The run walks every article of the time index, byTime: it keeps in its
+-- progress (the field deficit) how many more the time index holds than the
+-- library has counted as indexed (the field articles of indexed:, lib/marks.lua),
+-- for reindex_done.lua to count once the walk is done.
 
-local set = {}
+local set, bad = {}
 if built.n > 0 then
-	local got, bad = try('HMGET', indexed, unpack(built.field))
+	local got
+	got, bad = try('HMGET', indexed, unpack(built.field))
 	if bad then
 		return bad
 	end
@@ -25,8 +31,18 @@ if built.n > 0 then
 	end
 end
 
+local indexedNow, size
+indexedNow, bad = indexedCount(indexed)
+if bad then
+	return bad
+end
+size, bad = try('ZCARD', byTime)
+if bad then
+	return bad
+end
+
 redis.call('DEL', progress)
-redis.call('HSET', progress, 'run', run, 'phase', phase, 'scan', '0')
+redis.call('HSET', progress, 'run', run, 'phase', phase, 'scan', '0', 'deficit', tostring(size - indexedNow))
 if #set > 0 then
 	redis.call('HSET', indexed, unpack(set))
 end

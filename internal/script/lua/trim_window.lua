@@ -13,14 +13,14 @@
 -- window is the index (the site's, or a group's live one), byTime the time
 -- index of the same articles, field the field of the window's mark in
 -- trimmed. built is the index's field in indexed: (internal/schema/marks.go): once the trim
--- is done, the script answers 'notindexed' if the index is not marked built
--- and the namespace has articles (articles, the site's time index, is not
--- empty), so that the listing it goes before answers ErrNotIndexed; it
--- reads that mark before it writes anything.
+-- is done, the script answers 'notindexed' if the index does not hold every
+-- article (complete, lib/marks.lua; articles is the site's time index), so
+-- that the listing it goes before answers ErrNotIndexed; it reads that
+-- before it writes anything.
 
-local builtMark, bad
+local holdsAll, bad = true
 if built ~= '' then
-	builtMark, bad = try('HGET', indexed, built)
+	holdsAll, bad = complete(indexed, built, articles)
 	if bad then
 		return bad
 	end
@@ -34,7 +34,7 @@ trim(window, trimmed, field, members, to)
 if more then
 	return 'more'
 end
-if built ~= '' and builtMark ~= '1' and redis.call('EXISTS', articles) == 1 then
+if not holdsAll then
 	return 'notindexed'
 end
 return 'ok'

@@ -1,8 +1,8 @@
 -- vote.lua: applies one user's vote on one article.
 --
--- KEYS: hash byScore voted downvoted orders[].index record?livePrefix
+-- KEYS: hash byScore voted downvoted settings orders[].index record?livePrefix
 --       history?historyMillis
--- ARGV: member user dir nowText prefix cutoff:num historyMillis:num
+-- ARGV: member user dir nowText gen prefix cutoff:num historyMillis:num
 --       livePrefix minusTwo minusOne plusOne plusTwo orders[key kind]:place
 --
 -- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
@@ -42,6 +42,11 @@
 -- karma, the article's part of its poster's karma moves with a
 -- vote of anyone else, and the poster's entry in karma: with it). With
 -- none kept, onVote is false, and the vote makes no table for them.
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 local now = tonumber(nowText)
 
