@@ -232,7 +232,7 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	k := s.keys
 	member := k.ArticleHash(articleID)
 	st, err := script.ReadStatus(s.writeReply(s.write(ctx, func(ns *state) script.Call {
-		e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Indexed: k.IndexedHash(), Config: k.Settings(),
+		e := script.Edit{Hash: member, ByScore: k.ScoreIndex(), Config: k.Settings(),
 			Member: member, ID: articleID, Gen: ns.gen, Texts: texts, Link: link, Prefix: k.Prefix(), Kinds: ns.hooked}
 		return e.Call()
 	})))

@@ -155,10 +155,11 @@ func TestClusterNamespacesSpreadOverNodes(t *testing.T) {
 		}
 		c.Close()
 		// article:, article:1, score:, time:, voted:1, group:news, groups:1,
-		// groupsizes:, the poster's posts:<user> and the group's cached
-		// listing time:news.
-		if err != nil || len(keys) != 10 {
-			t.Errorf("%s: %d keys on its node %s (%v), want all 10", prefix, len(keys), addr, err)
+		// groupsizes:, the poster's posts:<user>, the namespace's settings:
+		// and indexed:, and the group's live indexes live:score:news and
+		// live:time:news.
+		if err != nil || len(keys) != 13 {
+			t.Errorf("%s: %d keys on its node %s (%v), want all 13", prefix, len(keys), addr, err)
 		}
 	}
 	t.Logf("namespaces by node: %v", nodes)

@@ -128,7 +128,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, group string, at point
 		articles, next, err = s.pageAfter(c, l.order, group, page)
 		return err
 	})
-	return articles, next, err
+	return articles, next, s.recheck(ctx, err, l)
 }
 
 // pageAfter reads the articles of a page of a cursor: page is up to one

@@ -66,8 +66,9 @@ func (s *Store) deleteCall(ns *state, articleID string) script.Call {
 	if ns.history > 0 {
 		historyPrefix = k.HistoryPrefix()
 	}
-	// Every order's indexes, site and group, whatever the Store keeps: a
-	// Store of other options may keep them.
+	// Every order's indexes, site and group, whatever the namespace keeps:
+	// one it no longer keeps may hold the article until StopKeeping has
+	// removed it, and a group's cached listing of any order may hold it.
 	all := Orders()
 	indexes := make([]string, len(all))
 	for i, o := range all {

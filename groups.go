@@ -76,7 +76,7 @@ func (s *Store) addGroupsCall(ns *state, articleID string, groups []string, now 
 
 // RemoveFromGroups takes an article out of groups in one atomic step, and
 // out of the groups' listings at once: their live indexes and the book's
-// cached listings, of every order, whatever the Store keeps. The
+// cached listings, of every order, whatever the namespace keeps. The
 // article need not exist any more, so that groups can be cleaned up; a group
 // the article is not in is left as it is. At least one group must be given,
 // and at most MaxGroups.
@@ -101,8 +101,8 @@ func (s *Store) removeGroupsCall(articleID string, groups []string) script.Call 
 	k := s.keys
 	// A group's listings: its live indexes and the book's cached listings,
 	// from which the article leaves at once too, so that none lists it, or
-	// keeps it after a deletion, until it expires. Every order's, since a
-	// Store of other options may keep them.
+	// keeps it after a deletion, until it expires. Every order's: the
+	// cached listings are of any order a Store lists by.
 	r := script.RemoveGroups{Record: k.GroupRecord(articleID), Sizes: k.GroupSizes(),
 		Member: k.ArticleHash(articleID), GroupPrefix: k.GroupSet(""), CachePrefix: k.Prefix(), LivePrefix: k.LivePrefix(),
 		Orders: scriptOrders(Orders()), Groups: groups}

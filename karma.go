@@ -25,7 +25,7 @@ type UserKarma struct {
 // is, so that a read of karma not counted for every article yet is
 // ErrNotIndexed (internal/schema/marks.go).
 func (s *Store) karmaListing() listing {
-	return listing{spec: &unordered, index: s.keys.Whole(schema.KarmaPart), built: schema.MarkOf("karma")}
+	return listing{spec: &unordered, index: s.keys.Whole(schema.KarmaPart), built: schema.MarkOf("karma"), kind: "karma"}
 }
 
 // unordered is the schema.OrderSpec of a listing that is no order's index.
@@ -53,10 +53,10 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 			err = failed(err, fmt.Sprintf("karma of user %q", user))
 		}
 	}()
-	if err := s.checkKarma(ctx); err != nil {
+	if err := checkUser(user); err != nil {
 		return 0, err
 	}
-	if err := checkUser(user); err != nil {
+	if err := s.checkKarma(ctx); err != nil {
 		return 0, err
 	}
 	l := s.karmaListing()
@@ -68,7 +68,7 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 		karma, err = parseKarma(reply)
 		return err
 	})
-	return karma, err
+	return karma, s.recheck(ctx, err, l)
 }
 
 // parseKarma reads a karma as Redis writes the score: a whole number.
@@ -95,12 +95,15 @@ func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, 
 			err = failed(err, "top posters")
 		}
 	}()
+	start, stop, past, err := s.pageBounds(page)
+	if err != nil {
+		return []UserKarma{}, err
+	}
 	if err := s.checkKarma(ctx); err != nil {
 		return nil, err
 	}
-	start, stop, past, err := s.pageBounds(page)
-	if err != nil || past {
-		return []UserKarma{}, err
+	if past {
+		return []UserKarma{}, nil
 	}
 	l := s.karmaListing()
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
@@ -118,7 +121,7 @@ func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, 
 		}
 		return nil
 	})
-	return posters, err
+	return posters, s.recheck(ctx, err, l)
 }
 
 // CountPosters returns how many users TopPosters's pages hold together
@@ -139,5 +142,5 @@ func (s *Store) CountPosters(ctx context.Context) (n int64, err error) {
 		n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
 		return err
 	})
-	return n, err
+	return n, s.recheck(ctx, err, l)
 }

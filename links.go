@@ -43,7 +43,7 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	if err := s.keepsKind(ctx, "links", "index of links", "WithUniqueLinks()"); err != nil {
 		return Article{}, err
 	}
-	l := listing{spec: &unordered, index: s.keys.Whole(schema.LinksPart), built: schema.MarkOf("links")}
+	l := listing{spec: &unordered, index: s.keys.Whole(schema.LinksPart), built: schema.MarkOf("links"), kind: "links"}
 	var id string
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var err error
@@ -54,7 +54,7 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 		return err
 	})
 	if err != nil {
-		return Article{}, err
+		return Article{}, s.recheck(ctx, err, l)
 	}
 	// The holder's id; a field written before linkshares: held the ids of
 	// all that share the link, the holder first.

@@ -67,6 +67,35 @@ type listing struct {
 	// built is the field of indexed: that says whether the index is built
 	// (internal/schema/marks.go); "" for one always built.
 	built string
+	// kind is the kind of index (schema.Indexes) of a listing that is no
+	// order's: "karma", "links"; "" for an order's.
+	kind string
+}
+
+// recheck is err, or for an error that says l is not built, the error of
+// l's kind or order no longer kept, if the namespace's settings read afresh
+// say so: a Store goes by the settings it read last until a write or this
+// reads them again, and StopKeeping by another Store takes the index's mark
+// away.
+func (s *Store) recheck(ctx context.Context, err error, l listing) error {
+	if !errors.Is(err, errs.ErrNotIndexed) {
+		return err
+	}
+	st, rerr := s.reload(ctx)
+	if rerr != nil {
+		return err
+	}
+	if l.kind != "" {
+		if !st.kinds[l.kind] {
+			ix, _ := schema.IndexNamed(l.kind)
+			return errs.Invalidf("the namespace no longer keeps %s: give a Store %s() to add it", l.kind, ix.Option)
+		}
+		return err
+	}
+	if _, kerr := st.checkOrder(l.order); kerr != nil {
+		return kerr
+	}
+	return err
 }
 
 func (s *Store) siteListing(o Order) listing {
@@ -102,7 +131,7 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		articles, _, err = s.fetch(c, page, withScores)
 		return err
 	})
-	return articles, err
+	return articles, s.recheck(ctx, err, l)
 }
 
 // read sends read, a read of l's index, and returns its reply. Before it,
@@ -228,7 +257,7 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 		rank = place + 1
 		return err
 	})
-	return rank, err
+	return rank, s.recheck(ctx, err, l)
 }
 
 // CountArticles returns how many articles a listing of the order holds
@@ -259,7 +288,7 @@ func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 		n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
 		return err
 	})
-	return n, err
+	return n, s.recheck(ctx, err, l)
 }
 
 // windowCut is the posting time that leaves spec's window now, by the

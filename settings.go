@@ -11,16 +11,14 @@ package voting
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
-	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 	"github.com/articlevote/voting/internal/script"
-
-	"github.com/gomodule/redigo/redis"
 )
 
 // Settings are what a namespace stores: which indexes it keeps, and the
@@ -133,43 +131,33 @@ func (s *Store) state(ctx context.Context) (*state, error) {
 }
 
 // reload reads the namespace's settings, writes them if the namespace has
-// none or lacks what the Store asks for, and makes them what the Store goes
-// by.
+// none or, on the Store's first read, lacks what the Store asks for, and
+// makes them what the Store goes by. A later read takes them as they are,
+// so that indexes StopKeeping stopped stay stopped for a Store that asked
+// for them when it started.
 func (s *Store) reload(ctx context.Context) (*state, error) {
-	k := s.keys
+	first := s.cur.Load() == nil
 	for range maxSettingsReads {
-		var fields map[string]string
-		err := s.rc.Session(ctx, func(c rconn.Link) error {
-			var err error
-			fields, err = redis.StringMap(c.Do("HGETALL", k.Settings()))
-			return errs.WrongType(err, k.Settings(), "HGETALL")
-		})
+		gen, have, err := s.readSettings(ctx)
 		if err != nil {
 			return nil, err
 		}
-		gen := fields[setGen]
-		var have Settings
 		if gen != "" {
-			if have, err = parseSettings(k.Settings(), fields); err != nil {
-				return nil, err
-			}
 			if err := s.agrees(have); err != nil {
 				return nil, err
 			}
 		}
-		want := s.wanted(have, gen != "")
+		want := have
+		if first || gen == "" {
+			want = s.wanted(have, gen != "")
+		}
 		if gen != "" && sameSettings(have, want) {
 			st := s.newState(gen, have)
 			s.cur.Store(st)
 			return st, nil
 		}
-		cl := s.settingsCall(gen, have, want)
-		st, err := script.ReadStatus(s.rc.Run(ctx, cl.Eval()))
-		if err != nil {
+		if _, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval())); err != nil {
 			return nil, err
-		}
-		if st.Word != script.ReplyOK && st.Word != script.ReplyChanged {
-			return nil, st.Err()
 		}
 	}
 	return nil, fmt.Errorf("the settings changed %d times as they were read: try again", maxSettingsReads)
@@ -229,7 +217,8 @@ func (s *Store) wanted(have Settings, exists bool) Settings {
 
 // sameSettings reports whether a and b are the same settings.
 func sameSettings(a, b Settings) bool {
-	return fmt.Sprint(a) == fmt.Sprint(b)
+	return slices.Equal(a.Orders, b.Orders) && a.LiveGroups == b.LiveGroups && a.UserHistory == b.UserHistory &&
+		a.Karma == b.Karma && a.UniqueLinks == b.UniqueLinks && a.VoteWeight == b.VoteWeight && a.Cutoff == b.Cutoff
 }
 
 // settingsCall is settings.lua's run that turns the settings have, of
@@ -256,14 +245,16 @@ func (s *Store) settingsCall(gen string, have, want Settings) script.Call {
 		},
 	}
 	if gen != "" {
-		// The marks of the indexes added: not built until Reindex builds them.
-		old := s.newState(gen, have)
-		was := map[string]bool{}
-		for _, f := range old.built {
-			was[f] = true
+		// The marks of the indexes added, not built until Reindex builds
+		// them, and of those stopped.
+		was, is := s.newState(gen, have).built, s.newState(gen, want).built
+		for _, f := range is {
+			if !slices.Contains(was, f) {
+				cl.Unmark = append(cl.Unmark, f)
+			}
 		}
-		for _, f := range s.newState(gen, want).built {
-			if !was[f] {
+		for _, f := range was {
+			if !slices.Contains(is, f) {
 				cl.Unmark = append(cl.Unmark, f)
 			}
 		}

@@ -10,14 +10,20 @@ say() { printf '\n== %s\n' "$*"; }
 APT_UPDATED=no
 install_package() {
 	command -v "$1" >/dev/null && return 0
+	apt_install "$2"
+}
+
+# apt_install installs the Debian package $1, as root with apt-get; it
+# fails without them.
+apt_install() {
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		say "installing $2 from Debian's packages"
+		say "installing $1 from Debian's packages"
 		export DEBIAN_FRONTEND=noninteractive
 		if [ "$APT_UPDATED" = no ]; then
 			apt-get update -qq
 			APT_UPDATED=yes
 		fi
-		apt-get install -y -qq --no-install-recommends "$2" >/dev/null
+		apt-get install -y -qq --no-install-recommends "$1" >/dev/null
 		return 0
 	fi
 	return 1

@@ -5,7 +5,6 @@ package script
 type Edit struct {
 	Hash    string `lua:"hash"`
 	ByScore string `lua:"byScore"`
-	Indexed string `lua:"indexed"`
 	Config  string `lua:"settings"`
 
 	Member string `lua:"member"`
@@ -21,5 +20,5 @@ type Edit struct {
 // Call is the run of edit.lua with these arguments.
 func (e *Edit) Call() Call {
 	args := appendTexts([]any{e.Member, e.ID, e.Gen}, e.Texts)
-	return Call{Script: edit.of(e.Kinds), Keys: []string{e.Hash, e.ByScore, e.Indexed, e.Config}, Args: append(args, e.Link, e.Prefix)}
+	return Call{Script: edit.of(e.Kinds), Keys: []string{e.Hash, e.ByScore, e.Config}, Args: append(args, e.Link, e.Prefix)}
 }

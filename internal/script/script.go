@@ -124,16 +124,11 @@ var libraryFiles = func() []string {
 	return files
 }()
 
-// An event is a write whose script runs the hooks of the kinds of index
-// (lib/hooks.lua): each kind's lib may define its hook, <kind>On<Name>.
-// The hooks of an event that runs them always run whether or not the Store
-// keeps their kind, since another Store of the namespace may keep it.
-type event struct {
-	name   string
-	always bool
-}
-
-var events = []event{{"Post", false}, {"Vote", false}, {"Edit", true}, {"Delete", true}, {"Reindex", true}}
+// events are the writes whose scripts run the hooks of the kinds of index
+// (lib/hooks.lua): each kind's lib may define its hook, <kind>On<Event>.
+// A write runs the hooks of the kinds the namespace keeps (its settings,
+// which every Store of it writes by), and of no other.
+var events = []string{"Post", "Vote", "Edit", "Delete", "Reindex"}
 
 // hookedKinds are the kinds of index whose lib defines a hook of some
 // event, in the order of the kinds: those a Kinds can hold.
@@ -142,7 +137,7 @@ var hookedKinds = func() []string {
 	var kinds []string
 	for _, ix := range schema.Indexes {
 		for _, ev := range events {
-			if defined[ix.Name+"On"+ev.name] {
+			if defined[ix.Name+"On"+ev] {
 				kinds = append(kinds, ix.Name)
 				break
 			}
@@ -175,8 +170,7 @@ func (k Kinds) has(kind string) bool {
 
 // hookTables are the definitions of each event's table of hooks,
 // on<Event>, for the kinds kept: for each kind whose lib defines its hook
-// (in the order of the kinds) that is kept, or each for an event whose
-// hooks run always, its name, its hook and whether it is kept, three
+// (in the order of the kinds) that is kept, its name and its hook, two
 // entries of the table; and in fields, the fields of the article's hash
 // they read. false for an event with no hook to run.
 func hookTables(defined map[string]bool, kept Kinds) []Part {
@@ -184,11 +178,11 @@ func hookTables(defined map[string]bool, kept Kinds) []Part {
 	for _, ev := range events {
 		var hooks, fields []string
 		for _, ix := range schema.Indexes {
-			hook := ix.Name + "On" + ev.name
-			if !defined[hook] || !ev.always && !kept.has(ix.Name) {
+			hook := ix.Name + "On" + ev
+			if !defined[hook] || !kept.has(ix.Name) {
 				continue
 			}
-			hooks = append(hooks, fmt.Sprintf("'%s', %s, %t", ix.Name, hook, kept.has(ix.Name)))
+			hooks = append(hooks, fmt.Sprintf("'%s', %s", ix.Name, hook))
 			for _, f := range ix.Fields {
 				if !slices.Contains(fields, f) {
 					fields = append(fields, f)
@@ -202,9 +196,9 @@ func hookTables(defined map[string]bool, kept Kinds) []Part {
 			}
 			table = fmt.Sprintf("{fields = {%s}, %s}", strings.Join(fields, ", "), strings.Join(hooks, ", "))
 		}
-		parts = append(parts, Part{Name: "on" + ev.name, Text: fmt.Sprintf(
+		parts = append(parts, Part{Name: "on" + ev, Text: fmt.Sprintf(
 			"-- on%s are the hooks of the event %s for the kinds kept (lib/hooks.lua), written by the loader.\nlocal on%s = %s\n\n",
-			ev.name, ev.name, ev.name, table)})
+			ev, ev, ev, table)})
 	}
 	return parts
 }

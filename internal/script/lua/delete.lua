@@ -1,6 +1,7 @@
 -- delete.lua: deletes an article in one step: its hash, its voter sets, its
--- record of its groups, its entry in the site's index of every order (a
--- Store of other options may keep those the caller does not), its
+-- record of its groups, its entry in the site's index of every order (one
+-- the namespace no longer keeps may hold it until StopKeeping has removed
+-- it; a book's cached listing may hold it until it expires), its
 -- membership of each of the groups its record names with its entries in
 -- their cached listings and live indexes of every order, with the size of
 -- each of those groups (an emptied group leaves the sorted set of sizes).
@@ -15,11 +16,10 @@
 --
 -- historyPrefix is '' without a history.
 --
--- Whatever the Store's options, the article leaves its poster's index of
--- articles (postsPrefix .. poster), and each kind's hook of a deletion
--- (onDelete, lib/hooks.lua) runs, given whether the Store keeps the kind
--- (prefix is the namespace's), since
--- a Store of other options may keep it: its part of the poster's karma
+-- The article leaves its poster's index of articles (postsPrefix ..
+-- poster), and the hook of a deletion (onDelete, lib/hooks.lua) of each
+-- kind the namespace keeps runs (prefix is the namespace's): its part of
+-- the poster's karma
 -- goes (the poster leaves karma: with their last article, e.last, unless
 -- others outside posts:<user> leave them karma), and it gives up its link
 -- in the index of links (if it holds the link, the oldest article that

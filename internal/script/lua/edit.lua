@@ -3,15 +3,13 @@
 -- votes, groups and index entries stay as they are. The article must exist
 -- as Article finds it: a hash with a posting time, and a score.
 --
--- KEYS: hash byScore indexed settings
+-- KEYS: hash byScore settings
 -- ARGV: member id gen texts[name value] link prefix
 --
--- prefix is the namespace's. Each kind's hook of an edit (onEdit,
--- lib/hooks.lua) runs whatever the Store keeps, given whether it keeps the
--- kind:
--- a new link gives up the old one in the index of links, and with unique
--- links is refused, naming the article that has it, if another has it;
--- without them the index's mark in indexed: goes (internal/schema/marks.go).
+-- prefix is the namespace's. The hook of an edit (onEdit, lib/hooks.lua)
+-- of each kind the namespace keeps runs: with unique links, a new link
+-- gives up the old one in the index of links, and is refused, naming the
+-- article that has it, if another has it.
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
@@ -32,7 +30,7 @@ if #wanted > 0 then
 end
 local plans
 plans, bad = planned(onEdit, {prefix = prefix, hash = hash, id = id, member = member, link = link,
-	posted = posted, indexed = indexed, fields = byName(onEdit, fields, 0)})
+	posted = posted, fields = byName(onEdit, fields, 0)})
 if bad then
 	return bad
 end

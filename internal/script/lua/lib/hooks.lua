@@ -3,18 +3,15 @@
 -- defines, for each event that writes it, its hook <kind>On<Event> (a
 -- post, a vote, an edit, a deletion, a step of Reindex's walk). The loader
 -- (script.go) writes each event's table of hooks, on<Event>, for the kinds
--- the Store keeps (a script has a variant for each set of them): for each
--- hook that runs, its kind, the hook and whether the kind is kept, three
--- entries of the table, and in its field fields the fields of the
--- article's hash the hooks read (the kinds' Fields); false if no hook
--- runs. A post's and a vote's hooks run for the kinds kept; an edit's, a
--- deletion's and Reindex's for every kind, since another Store of the
--- namespace may keep what this one does not.
+-- the namespace keeps (a script has a variant for each set of them, and
+-- every Store writes by the namespace's settings): for each hook, its kind
+-- and the hook, two entries of the table, and in its field fields the
+-- fields of the article's hash the hooks read (the kinds' Fields); false
+-- if no hook runs.
 --
 -- A script runs the hooks among its reads: each is given the event's table
 -- (what the script has read, and the namespace's prefix, from which the
--- kind names its keys) and whether the Store keeps its kind, reads and
--- checks what it needs, and gives its plan: undoable, writes to keys no read
+-- kind names its keys), reads and checks what it needs, and gives its plan: undoable, writes to keys no read
 -- has proven (through the journal), run with the script's own; write, the
 -- writes that can no longer fail, run with the script's last; each is
 -- called with the plan, so that a plan can be a table of what its writes
@@ -61,8 +58,8 @@ local function planned(hooks, e)
 	if not hooks then
 		return plans
 	end
-	for i = 1, #hooks, 3 do
-		local plan, bad = hooks[i + 1](e, hooks[i + 2])
+	for i = 1, #hooks, 2 do
+		local plan, bad = hooks[i + 1](e)
 		if bad then
 			return nil, bad
 		end

@@ -2,8 +2,7 @@
 -- poster's karma (its hash's field karma: up-votes less down-votes, less
 -- the poster's own vote) and karma: (KARMA_PART), each poster's sum of
 -- them. Its hooks (lib/hooks.lua): a post enters the poster; a vote moves
--- the part and the sum; a deletion, whatever the Store keeps, takes the
--- part away; Reindex counts the part while voting is open.
+-- the part and the sum; a deletion takes the part away; Reindex counts the part while voting is open.
 
 -- karmaCounted is an article's part as Reindex counts it, of its counters
 -- ups and downs and its part (nil for none): while its voting is open (a
@@ -141,14 +140,12 @@ end
 
 -- karmaOnReindex: each article of the step (e.articles) has its part
 -- counted (karmaCounted) and its poster's sum moved to match. A part that
--- is no whole number is refused whatever the Store keeps.
-local function karmaOnReindex(e, kept)
+-- is no whole number is refused.
+local function karmaOnReindex(e)
 	local karma = e.prefix .. KARMA_PART
-	if kept then
-		local _, bad = try('ZSCORE', karma, '')
-		if bad then
-			return nil, bad
-		end
+	local _, bad = try('ZSCORE', karma, '')
+	if bad then
+		return nil, bad
 	end
 	local parts = {}
 	for _, a in ipairs(e.articles) do
@@ -158,8 +155,9 @@ local function karmaOnReindex(e, kept)
 			return nil, 'corrupt ' .. a.member .. ' field karma ' .. quote(old) .. ' is not a whole number'
 		end
 		local poster = a.fields.poster
-		if kept and a.own and poster then
-			local new, bad = karmaCounted(e.votedPrefix .. a.id, e.downvotedPrefix .. a.id, poster, a.ups, a.downs, part)
+		if a.own and poster then
+			local new
+			new, bad = karmaCounted(e.votedPrefix .. a.id, e.downvotedPrefix .. a.id, poster, a.ups, a.downs, part)
 			if bad then
 				return nil, bad
 			end

@@ -2,8 +2,7 @@
 -- each link's key to the id of the article that holds it, and linkshares:
 -- (LINKSHARES_PART), the articles that share a link behind its holder. Its
 -- hooks (lib/hooks.lua): a post holds its link, refused if another article
--- does; an edit and a deletion, whatever the Store keeps, give the old link
--- up; Reindex makes each article hold or share its link.
+-- does; an edit and a deletion give the old link up; Reindex makes each article hold or share its link.
 
 -- asciiLower is s with its ASCII letters in lower case and every other
 -- byte as it is, as Go's asciiLower (string.lower may follow a locale).
@@ -133,11 +132,10 @@ local function linksOnPost(e)
 end
 
 -- linksOnEdit: a new link (one whose key is not the old one's,
--- e.fields.link) gives up the old one (released). With the index kept the
--- new one is refused, naming the article that has it, if the index names
--- another, and else the article holds it; without it the index no longer
--- holds every article's link, and its mark in indexed: goes.
-local function linksOnEdit(e, kept)
+-- e.fields.link) gives up the old one (released), and is refused, naming
+-- the article that has it, if the index names another; else the article
+-- holds it.
+local function linksOnEdit(e)
 	local links, shared = e.prefix .. LINKS_PART, e.prefix .. LINKSHARES_PART
 	local old = e.fields.link or nil
 	local newKey, oldKey = linkKey(e.link), old and linkKey(old)
@@ -148,29 +146,19 @@ local function linksOnEdit(e, kept)
 	if bad then
 		return nil, bad
 	end
-	if kept and linked then
+	if linked then
 		return nil, 'duplicate ' .. holderOf(linked)
 	end
-	local change, unmark
+	local change
 	if oldKey then
 		change, bad = released(links, shared, oldKey, seconds(e.posted), e.id)
 		if bad then
 			return nil, bad
 		end
 	end
-	if not kept then
-		unmark, bad = builtAmong(e.indexed, {LINKS_MARK})
-		if bad then
-			return nil, bad
-		end
-	end
 	return {write = function()
 		release(links, shared, change)
-		if kept then
-			redis.call('HSET', links, newKey, e.id)
-		elseif #unmark > 0 then
-			redis.call('HDEL', e.indexed, unpack(unmark))
-		end
+		redis.call('HSET', links, newKey, e.id)
 	end}
 end
 
@@ -197,10 +185,7 @@ end
 -- and the holder's). A field written before linkshares: held those that
 -- share a link (several ids) is written afresh with its holder. Each
 -- article reads a field and a member or two, however many share its link.
-local function linksOnReindex(e, kept)
-	if not kept then
-		return nil
-	end
+local function linksOnReindex(e)
 	local links, shared = e.prefix .. LINKS_PART, e.prefix .. LINKSHARES_PART
 	local _, bad = try('HGET', links, '')
 	if not bad then

@@ -1,0 +1,308 @@
+package voting
+
+// This file holds StopKeeping, which takes indexes out of the namespace's
+// settings and then removes their keys in bounded steps.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// StopKeeping stops keeping, in the namespace, the indexes the options
+// name: the orders of WithOrders (not ByScore or ByTime, which are the
+// book's), the live group indexes (WithLiveGroups), the users' histories
+// (WithUserHistory, of any time), the posters' karma (WithKarma) and the
+// index of links (WithUniqueLinks). Any other option, or ByScore or ByTime,
+// is refused with an error wrapping ErrInvalid, and nothing is written.
+//
+// It first takes them out of the namespace's settings, so that from then
+// on no Store's write keeps them (a Store's write made for the settings
+// before is refused in Redis and made again), and ends any unfinished run
+// of Reindex (the next call starts a new run of what is kept then). Then
+// it removes their keys, in steps of a few hundred keys or articles each,
+// one round trip a step, so that other clients wait no longer than a step:
+// an index's sorted sets and hashes (UNLINK, which frees a large key in the
+// background), each group's live indexes, each article's part of karma, and
+// each user's history. A call ended by its context leaves the settings
+// changed and some keys behind: call it again to finish.
+//
+// A Store that reads the settings for the first time after this, given an
+// option of an index stopped, adds it again (not built until Reindex): stop
+// an index once no process's Store is given its option. Stores that read
+// the settings before go by the namespace's from their next write.
+func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "stop keeping indexes")
+		}
+	}()
+	stop, err := stopped(opts)
+	if err != nil {
+		return err
+	}
+	if _, err := s.state(ctx); err != nil {
+		return err
+	}
+	var have Settings
+	for attempt := 1; ; attempt++ {
+		var gen string
+		if gen, have, err = s.readSettings(ctx); err != nil {
+			return err
+		}
+		want := without(have, stop)
+		if sameSettings(have, want) {
+			break
+		}
+		st, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval()))
+		if err != nil {
+			return err
+		}
+		if st == script.ReplyOK {
+			break
+		}
+		if attempt == maxSettingsReads {
+			return errs.Of(errs.ErrInvalid, "the settings changed as they were written: try again")
+		}
+	}
+	if _, err := s.reload(ctx); err != nil {
+		return err
+	}
+	// A run of Reindex under way builds what the settings kept before: its
+	// next step finds no progress, and its call starts a run of what is
+	// kept now.
+	if err := s.rc.Session(ctx, func(c rconn.Link) error {
+		_, err := c.Do("UNLINK", s.keys.ReindexProgress())
+		return err
+	}); err != nil {
+		return err
+	}
+	return s.removeStopped(ctx, have, stop)
+}
+
+// stopped are the indexes opts name, as a Settings of what to stop: the
+// orders, and true or a time for each kind.
+func stopped(opts []Option) (Settings, error) {
+	cfg := defaultConfig()
+	for i, opt := range opts {
+		if opt == nil {
+			return Settings{}, errs.Invalidf("option %d of %d is nil", i+1, len(opts))
+		}
+		opt(&cfg)
+	}
+	def := defaultConfig()
+	if cfg.prefix != def.prefix || cfg.given.weight || cfg.given.cutoff || cfg.given.groupTTL || cfg.pageSize != def.pageSize ||
+		cfg.timeout != def.timeout {
+		return Settings{}, errs.Invalidf("StopKeeping takes the options of indexes: WithOrders, WithLiveGroups, WithUserHistory, " +
+			"WithKarma and WithUniqueLinks")
+	}
+	var stop Settings
+	for _, o := range cfg.orders {
+		spec, ok := o.spec()
+		switch {
+		case !ok:
+			return Settings{}, errs.Invalidf("WithOrders: unknown order %d", int(o))
+		case spec.Always:
+			return Settings{}, errs.Invalidf("the %s index is the book's, always kept", spec.Name)
+		}
+		stop.Orders = append(stop.Orders, o)
+	}
+	stop.LiveGroups = cfg.live
+	if cfg.given.history {
+		stop.UserHistory = 1
+	}
+	stop.Karma = slices.Contains(cfg.kinds, "karma")
+	stop.UniqueLinks = slices.Contains(cfg.kinds, "links")
+	return stop, nil
+}
+
+// without is have with the indexes of stop taken out.
+func without(have, stop Settings) Settings {
+	want := have
+	want.Orders = slices.DeleteFunc(slices.Clone(have.Orders), func(o Order) bool { return slices.Contains(stop.Orders, o) })
+	want.LiveGroups = have.LiveGroups && !stop.LiveGroups
+	if stop.UserHistory > 0 {
+		want.UserHistory = 0
+	}
+	want.Karma = have.Karma && !stop.Karma
+	want.UniqueLinks = have.UniqueLinks && !stop.UniqueLinks
+	return want
+}
+
+// readSettings reads the namespace's settings and their generation ("" for
+// none).
+func (s *Store) readSettings(ctx context.Context) (gen string, set Settings, err error) {
+	k := s.keys
+	var fields map[string]string
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		var err error
+		fields, err = redis.StringMap(c.Do("HGETALL", k.Settings()))
+		return errs.WrongType(err, k.Settings(), "HGETALL")
+	})
+	if err != nil || fields[setGen] == "" {
+		return "", Settings{}, err
+	}
+	set, err = parseSettings(k.Settings(), fields)
+	return fields[setGen], set, err
+}
+
+// runStatus is a script's status word, "changed" and "ok" among them, or
+// the error of any other.
+func runStatus(reply any, err error) (string, error) {
+	st, err := script.ReadStatus(reply, err)
+	if err != nil {
+		return "", err
+	}
+	switch st.Word {
+	case script.ReplyOK, script.ReplyChanged:
+		return st.Word, nil
+	}
+	return "", st.Err()
+}
+
+// stopBatch is how many keys, groups or articles one step of StopKeeping
+// takes.
+const stopBatch = 200
+
+// removeStopped removes the keys of the indexes of stop that the settings
+// have kept: the site's indexes of the orders and their windows' marks,
+// the groups' live indexes of those orders (or of every order, with live
+// groups stopped), karma: and each article's part, the index of links,
+// and the users' histories with the sets of deleted articles' voters whose
+// histories were still to clear.
+func (s *Store) removeStopped(ctx context.Context, have, stop Settings) error {
+	k := s.keys
+	var unlink []any
+	var marks []any // fields of trimmed: of windows stopped
+	var live []Order
+	for _, o := range have.Orders {
+		spec := &schema.Orders[o]
+		if slices.Contains(stop.Orders, o) {
+			unlink = append(unlink, k.Index(int(o)))
+			if f := schema.MarkField(spec, ""); f != "" {
+				marks = append(marks, f)
+			}
+		}
+		if have.LiveGroups && (stop.LiveGroups || slices.Contains(stop.Orders, o)) {
+			live = append(live, o)
+		}
+	}
+	if have.Karma && stop.Karma {
+		unlink = append(unlink, k.Whole(schema.KarmaPart))
+	}
+	if have.UniqueLinks && stop.UniqueLinks {
+		unlink = append(unlink, k.Whole(schema.LinksPart), k.Whole(schema.SharesPart))
+	}
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
+		cmds := []rconn.Command{}
+		if len(unlink) > 0 {
+			cmds = append(cmds, rconn.Command{Name: "UNLINK", Args: unlink})
+		}
+		if len(marks) > 0 {
+			cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, marks...)})
+		}
+		if len(cmds) == 0 {
+			return nil
+		}
+		_, err := c.Pipeline(cmds)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(live) > 0 {
+		// Each group's live indexes of the orders, and their windows' marks.
+		err := s.scanSteps(ctx, "ZSCAN", k.GroupSizes(), "", func(c rconn.Link, found []string) error {
+			var keys, fields []any
+			for i := 0; i < len(found); i += 2 { // member, score
+				for _, o := range live {
+					keys = append(keys, k.LiveIndex(found[i], int(o)))
+					if f := schema.MarkField(&schema.Orders[o], found[i]); f != "" {
+						fields = append(fields, f)
+					}
+				}
+			}
+			cmds := []rconn.Command{{Name: "UNLINK", Args: keys}}
+			if len(fields) > 0 {
+				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, fields...)})
+			}
+			_, err := c.Pipeline(cmds)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if have.Karma && stop.Karma {
+		// Each article's part of its poster's karma.
+		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", func(c rconn.Link, found []string) error {
+			cmds := make([]rconn.Command, 0, len(found)/2)
+			for i := 0; i < len(found); i += 2 {
+				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{found[i], "karma"}})
+			}
+			_, err := c.Pipeline(cmds)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if have.UserHistory > 0 && stop.UserHistory > 0 {
+		// The users' histories, and the voter sets of deleted articles kept
+		// to clear them: keys of their own, found with SCAN (on a Redis
+		// Cluster, on the node of the namespace's slot).
+		for _, part := range []string{schema.HistoryPart, schema.PendingPart} {
+			err := s.scanSteps(ctx, "SCAN", "", globEscape(k.Prefix()+part)+"*", func(c rconn.Link, found []string) error {
+				args := make([]any, len(found))
+				for i, key := range found {
+					args[i] = key
+				}
+				_, err := c.Do("UNLINK", args...)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scanSteps walks key with cmd (ZSCAN), or the keyspace with SCAN and
+// pattern, stopBatch entries a step, and calls step with each batch found
+// that is not empty, on the step's connection.
+func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern string, step func(c rconn.Link, found []string) error) error {
+	cursor := "0"
+	for {
+		err := s.rc.Session(ctx, func(c rconn.Link) error {
+			args := []any{cursor, "COUNT", stopBatch}
+			if key != "" {
+				args = append([]any{key}, args...)
+			}
+			if pattern != "" {
+				args = append(args, "MATCH", pattern)
+			}
+			reply, err := redis.Values(c.Do(cmd, args...))
+			if err != nil {
+				return errs.WrongType(err, key, cmd)
+			}
+			var found []string
+			if _, err := redis.Scan(reply, &cursor, &found); err != nil {
+				return err
+			}
+			if len(found) == 0 {
+				return nil
+			}
+			return step(c, found)
+		})
+		if err != nil || cursor == "0" {
+			return err
+		}
+	}
+}
