@@ -24,8 +24,15 @@
 // that a score always equals time + W x (up-votes - down-votes), whatever runs
 // concurrently. A listing is two round trips whatever the page size: the page
 // of ids, then one pipelined batch of the articles. A group's listing is the
-// book's cached intersection of the group with an index, or, with
-// WithLiveGroups, an index of the group's own that every write keeps exact.
+// book's cached intersection of the group with an index, or, with live
+// groups (a namespace the library creates keeps them), an index of the
+// group's own that every write keeps exact.
+//
+// What a namespace stores (its indexes, vote weight and cutoff) is its
+// own, kept in Redis beside its data (Settings): every Store's writes keep
+// every index the namespace keeps, whatever options the Store was given,
+// and a Store given another weight or cutoff is refused. StopKeeping and
+// Rescore change them, in bounded steps.
 //
 // No call holds Redis for more than a few milliseconds, whatever the size of
 // the data and whatever users send: an article is in at most MaxGroups

@@ -28,14 +28,16 @@ var (
 	// returned; listings skip such articles instead.
 	ErrCorrupt = errs.ErrCorrupt
 	// ErrNotIndexed is returned by a listing or a count of an index that
-	// the namespace holds articles without: one of an order the Store keeps
-	// (WithOrders), a live group index (WithLiveGroups), karma (WithKarma)
-	// or the index of links (WithUniqueLinks), that was not kept when those
-	// articles were posted, by this library with other options or by the
-	// book's code. Reindex builds it; from then on, as for
-	// an index kept since the namespace's first article, listings never
-	// return it, unless a Store that does not keep the index posts an
-	// article or changes its groups, which it cannot write there.
+	// the namespace holds articles without: one of an order it keeps
+	// (WithOrders), karma (WithKarma) or the index of links
+	// (WithUniqueLinks), added to the namespace's settings after those
+	// articles were posted, or lacking articles another writer (the
+	// book's code, a script, an older release) posted, which a listing
+	// notices by the namespace's count of the articles the library has
+	// indexed (see Settings). Reindex builds it; from then on, as for an
+	// index kept since the namespace's first article, listings never
+	// return it until another writer posts again. A group's live listing
+	// falls back to the book's listing instead.
 	ErrNotIndexed = errs.ErrNotIndexed
 	// ErrDuplicate is returned, with WithUniqueLinks, for a post or an
 	// edit whose link another article has already; the error names that

@@ -392,6 +392,47 @@ func ExampleWithLiveGroups() {
 	// Lua in Redis   1 votes
 }
 
+// What a namespace stores is its own, kept in Redis: a Store given more
+// options adds to it, and every Store, whatever its options, writes by it.
+func ExampleStore_Settings() {
+	addr, stop := exampleRedis()
+	defer stop()
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+	defer pool.Close()
+	ctx := context.Background()
+
+	store, err := voting.New(pool, voting.WithOrders(voting.ByHot))
+	if err != nil {
+		log.Fatal(err)
+	}
+	set, err := store.Settings(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(set.Orders, set.LiveGroups, set.VoteWeight)
+
+	// A Store given no option goes by the namespace's settings; one given
+	// another weight is refused.
+	plain, err := voting.New(pool)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := plain.GetArticles(ctx, 1, voting.ByHot); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plain.Orders())
+	heavy, err := voting.New(pool, voting.WithVoteWeight(1000))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = heavy.PostArticle(ctx, "alice", "Heavier votes", "https://example.com/heavy")
+	fmt.Println(errors.Is(err, voting.ErrInvalid))
+	// Output:
+	// [score time hot] true 432
+	// [score time hot]
+	// true
+}
+
 // A web handler takes the order from the query string by its name.
 func ExampleParseOrder() {
 	store, _, stop := exampleStore(voting.WithOrders(voting.TopWeek))

@@ -41,7 +41,13 @@ import (
 //	                              book's two, "live:score", ... for the live group indexes
 //	                              of an order; "1" built, "0:<token>" being built by
 //	                              the run of Reindex of that token; "karma" and "links"
-//	                              for the indexes of WithKarma and WithUniqueLinks
+//	                              for the indexes of WithKarma and WithUniqueLinks;
+//	                              "articles", the count of the articles the library
+//	                              has indexed, which listings compare with time:
+//	settings:             hash    the namespace's settings (settings.go): gen, a
+//	                              generation every write checks; weight; cutoff and
+//	                              history in milliseconds; orders, the kept orders
+//	                              beyond the book's two; kinds: live, karma, links
 //
 // With WithKarma, each poster's karma, and in each article's hash the part
 // of it the article gives:

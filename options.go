@@ -100,14 +100,19 @@ func WithPrefix(prefix string) Option {
 
 // WithVoteWeight sets the score one vote is worth, in seconds of freshness.
 // It must be positive and at most MaxVoteWeight. The default is
-// DefaultVoteWeight (432).
+// DefaultVoteWeight (432). It is the namespace's setting (Settings): a
+// Store's first call on a namespace with no settings writes it; on one
+// whose weight is another, every call of the Store is refused with an
+// error wrapping ErrInvalid, and writes nothing. Rescore changes it. A
+// Store not given it takes the namespace's.
 func WithVoteWeight(points float64) Option {
 	return func(c *config) { c.weight, c.given.weight = points, true }
 }
 
 // WithCutoff sets how long after posting an article takes votes; after it the
 // score is fixed and the voter sets expire. It must be at least a second.
-// The default is DefaultCutoff (7 days).
+// The default is DefaultCutoff (7 days). It is the namespace's setting, as
+// WithVoteWeight is, kept to the millisecond.
 func WithCutoff(d time.Duration) Option {
 	return func(c *config) { c.cutoff, c.given.cutoff = d, true }
 }
@@ -118,10 +123,17 @@ func WithPageSize(n int) Option {
 	return func(c *config) { c.pageSize = n }
 }
 
-// WithGroupCacheTTL sets how long a group listing, the intersection of the
-// group with the score or time index, is kept before it is built again. Zero
-// means no cache: every group listing is built fresh. It must not be negative
-// and is kept to the millisecond. The default is DefaultGroupCacheTTL (60s).
+// WithGroupCacheTTL makes the Store list groups as the book does, through
+// the cached intersection of the group with the order's index, and sets how
+// long such a listing is kept before it is built again. Zero means no
+// cache: every group listing is built fresh. It must not be negative and is
+// kept to the millisecond. The default is DefaultGroupCacheTTL (60s).
+//
+// Without it a Store lists groups from their live indexes where the
+// namespace keeps them (WithLiveGroups; a namespace the library creates
+// does), and through the cache, for DefaultGroupCacheTTL, where it does
+// not. A Store given it (and not WithLiveGroups) that creates a namespace
+// makes one without live groups.
 func WithGroupCacheTTL(d time.Duration) Option {
 	return func(c *config) { c.groupTTL, c.given.groupTTL = d, true }
 }
@@ -141,12 +153,14 @@ func WithClock(now func() time.Time) Option {
 // WithOrders keeps the indexes for these orders, beyond ByScore and ByTime,
 // which are always kept, so that GetArticles and GetGroupArticles can list
 // by them. Each kept order costs every post and vote one more write, and
-// memory for one more entry per article (see the README). Articles posted
-// before an order was kept (by a Store without it, or by the book's code)
-// join its index when Reindex runs; until then its listings and counts
-// return an error wrapping ErrNotIndexed. Every Store of a namespace should keep
-// the same orders. Default: none, so a Store costs what the book's layout
-// costs.
+// memory for one more entry per article (see the README). The orders kept
+// are the namespace's (Settings): a Store given one the namespace lacks adds
+// it on its first call, and from then on every Store's writes keep it.
+// Articles posted before (or by the book's code) join its index when
+// Reindex runs; until then its listings and counts return an error
+// wrapping ErrNotIndexed. StopKeeping stops one. Default: none beyond the
+// namespace's, so that a Store of a new namespace costs what the book's
+// layout costs.
 func WithOrders(orders ...Order) Option {
 	return func(c *config) { c.orders = append(c.orders, orders...) }
 }
@@ -160,8 +174,10 @@ func WithOrders(orders ...Order) Option {
 // (all kept orders but ByTime), and memory for one entry per article per
 // group per kept order (see the README). Groups written before live groups
 // were on (by a Store without them, or by the book's code) join their live
-// indexes when Reindex runs; until then group listings and counts return an
-// error wrapping ErrNotIndexed. Every Store of a namespace should agree on it.
+// indexes when Reindex runs; until then group listings and counts fall
+// back to the book's listing. It is the namespace's setting, as WithOrders
+// is; a namespace the library creates keeps live groups unless its first
+// Store was given WithGroupCacheTTL.
 func WithLiveGroups() Option {
 	return func(c *config) { c.live = true }
 }
@@ -173,8 +189,9 @@ func WithLiveGroups() Option {
 // has closed, UserVotes answers from it. It costs each vote and post a few
 // writes to the user's history, and memory for one entry per vote kept (see
 // the README). It must be 0 (off, the default) or at least a second, and is
-// kept to the millisecond, as Redis keeps a time to live. Every Store of a
-// namespace should agree on it.
+// kept to the millisecond, as Redis keeps a time to live. It is the
+// namespace's setting, as WithOrders is: a Store given another time than
+// the namespace's is refused, as with WithVoteWeight.
 func WithUserHistory(d time.Duration) Option {
 	return func(c *config) { c.history, c.given.history = d, true }
 }
@@ -189,8 +206,8 @@ func WithUserHistory(d time.Duration) Option {
 // article (see the README). Karma of
 // articles written without it (by a Store without it, or by the book's
 // code) is counted when Reindex runs; until then Karma and TopPosters
-// return an error wrapping ErrNotIndexed. Every Store of a namespace should
-// agree on it.
+// return an error wrapping ErrNotIndexed. It is the namespace's setting, as
+// WithOrders is.
 func WithKarma() Option {
 	return keepKind("karma")
 }
@@ -204,8 +221,8 @@ func WithKarma() Option {
 // link. Links of articles written without it (by a Store without it, or by
 // the book's code) join the index when Reindex runs, the oldest article of
 // a link first; until then ArticleByLink returns an error wrapping
-// ErrNotIndexed, and a post may repeat such a link. Every Store of a
-// namespace should agree on it.
+// ErrNotIndexed, and a post may repeat such a link. It is the namespace's
+// setting, as WithOrders is.
 func WithUniqueLinks() Option {
 	return keepKind("links")
 }

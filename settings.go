@@ -170,13 +170,13 @@ func (s *Store) agrees(have Settings) error {
 	ns := s.keys.Prefix()
 	switch {
 	case a.given.weight && a.weight != have.VoteWeight:
-		return errs.Invalidf("the namespace %q scores a vote %v, this Store %v: give New WithVoteWeight(%v), the namespace's, or no WithVoteWeight",
+		return errs.Invalidf("the namespace %q scores a vote %v, this Store %v: give New WithVoteWeight(%v), the namespace's, or no WithVoteWeight; Rescore changes the namespace's",
 			ns, have.VoteWeight, a.weight, have.VoteWeight)
 	case a.given.cutoff && a.cutoff.Truncate(time.Millisecond) != have.Cutoff:
-		return errs.Invalidf("the namespace %q closes voting %v after posting, this Store %v: give New WithCutoff(%v), the namespace's, or no WithCutoff",
+		return errs.Invalidf("the namespace %q closes voting %v after posting, this Store %v: give New WithCutoff(%v), the namespace's, or no WithCutoff; Rescore changes the namespace's",
 			ns, have.Cutoff, a.cutoff, have.Cutoff)
 	case a.history > 0 && have.UserHistory > 0 && a.history.Truncate(time.Millisecond) != have.UserHistory:
-		return errs.Invalidf("the namespace %q keeps a user's votes %v, this Store %v: give New WithUserHistory(%v), the namespace's, or no WithUserHistory",
+		return errs.Invalidf("the namespace %q keeps a user's votes %v, this Store %v: give New WithUserHistory(%v), the namespace's, or no WithUserHistory; StopKeeping stops the namespace's",
 			ns, have.UserHistory, a.history, have.UserHistory)
 	}
 	return nil
@@ -190,7 +190,7 @@ func (s *Store) wanted(have Settings, exists bool) Settings {
 		have = Settings{VoteWeight: a.weight, Cutoff: a.cutoff.Truncate(time.Millisecond)}
 	}
 	keeps := map[Order]bool{}
-	for _, o := range append(have.Orders, a.orders...) {
+	for _, o := range slices.Concat(have.Orders, a.orders) {
 		keeps[o] = true
 	}
 	want := have

@@ -862,3 +862,103 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 	e.store = again
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// TestRescoreChangesTheWeightAndCutoff: Rescore changes the namespace's
+// vote weight and cutoff and sets every score and voter set's time to live
+// afresh, in steps, cut short or not; from then on every Store's votes
+// move scores by the new weight, and a Store given the old weight is
+// refused.
+func TestRescoreChangesTheWeightAndCutoff(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByVotes))
+	s := newSite(t, e)
+	var ids []string
+	for i := range 12 {
+		e.advance(time.Hour)
+		ids = append(ids, s.post(fmt.Sprintf("user%d", i), "g"))
+		s.vote(e.store, "bob", ids[i], []voting.Direction{voting.Up, voting.Down, voting.None}[i%3])
+	}
+	old := e.with(voting.WithVoteWeight(voting.DefaultVoteWeight))
+	if _, err := old.Settings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		weight float64
+		cutoff time.Duration
+	}{{0, time.Hour}, {-1, time.Hour}, {voting.MaxVoteWeight * 2, time.Hour}, {100, time.Millisecond}} {
+		before := e.dump()
+		if err := e.store.Rescore(ctx, bad.weight, bad.cutoff); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("Rescore(%v, %v) = %v, want ErrInvalid", bad.weight, bad.cutoff, err)
+		}
+		if after := e.dump(); after != before {
+			t.Errorf("a refused Rescore wrote:\nbefore %s\nafter  %s", before, after)
+		}
+	}
+
+	const weight, cutoff = 1000.0, 10 * time.Hour
+	voting.SetBatches(e.store, 5, 5)
+	if os.Getenv(redisClusterEnv) == "" {
+		// A call cut short after its second step leaves the settings
+		// changed and some scores as they were.
+		cut, cancel := context.WithCancel(ctx)
+		defer cancel()
+		steps := 0
+		cs, _ := cancelStore(t, e, func(cmd string, err error) {
+			if cmd == "EVALSHA" {
+				if steps++; steps == 3 {
+					cancel()
+				}
+			}
+		})
+		voting.SetBatches(cs, 5, 5)
+		if err := cs.Rescore(cut, weight, cutoff); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a Rescore cut short = %v", err)
+		}
+		if got := e.zscore(e.key("score:"), e.article(ids[11])); got == unix(s.articles[ids[11]].posted)+
+			weight*float64(s.articles[ids[11]].up-s.articles[ids[11]].down) {
+			t.Errorf("the newest article was rescored by a call cut short at its second step")
+		}
+	}
+	if err := e.store.Rescore(ctx, weight, cutoff); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.Settings(ctx)
+	if err != nil || got.VoteWeight != weight || got.Cutoff != cutoff {
+		t.Fatalf("Settings after Rescore = %+v, %v", got, err)
+	}
+	now := e.clock.Now()
+	for _, id := range ids {
+		a := s.articles[id]
+		want := unix(a.posted) + weight*float64(a.up-a.down)
+		for _, index := range []string{"score:", "live:score:g"} {
+			if got := e.zscore(e.key(index), e.article(id)); got != want {
+				t.Errorf("%s gives article %s %v, want %v", index, id, got, want)
+			}
+		}
+		if open := a.posted.Add(cutoff).After(now); open != e.exists(e.key("voted:"+id)) {
+			t.Errorf("article %s posted %v ago: voter set there %v, want %v", id, now.Sub(a.posted), !open, open)
+		} else if open {
+			// On a real server the time to live runs down as the test goes on.
+			if ttl, want := e.pttl(e.key("voted:"+id)), a.posted.Add(cutoff).Sub(now); ttl > want || ttl < want-5*time.Second {
+				t.Errorf("article %s's voter set lives %v more, want %v", id, ttl, a.posted.Add(cutoff).Sub(now))
+			}
+		}
+	}
+	// Votes by a Store given no weight move scores by the new one; a Store
+	// given the old one is refused.
+	plain := e.with()
+	if err := plain.Vote(ctx, "carol", ids[11], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	s.articles[ids[11]].up++
+	if got, want := e.zscore(e.key("score:"), e.article(ids[11])), unix(s.articles[ids[11]].posted)+weight*float64(s.articles[ids[11]].up-s.articles[ids[11]].down); got != want {
+		t.Errorf("score after a vote of weight %v = %v, want %v", weight, got, want)
+	}
+	if err := old.Vote(ctx, "dave", ids[11], voting.Up); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "WithVoteWeight(1000)") {
+		t.Errorf("a vote by a Store given the old weight = %v, want ErrInvalid naming the new", err)
+	}
+	if err := plain.Vote(ctx, "carol", ids[0], voting.Up); !errors.Is(err, voting.ErrVotingClosed) {
+		t.Errorf("a vote past the new cutoff = %v, want ErrVotingClosed", err)
+	}
+	e.store = plain
+	e.checkInvariants(weight, cutoff)
+}

@@ -27,6 +27,7 @@ var argumentsOf = map[string]func() caller{
 	"reindex_group.lua":  func() caller { return &ReindexGroup{} },
 	"reindex_start.lua":  func() caller { return &ReindexStart{} },
 	"settings.lua":       func() caller { return &Settings{} },
+	"rescore.lua":        func() caller { return &Rescore{} },
 	"reindex_scan.lua":   func() caller { return &ReindexScan{} },
 	"reindex_done.lua":   func() caller { return &ReindexDone{} },
 	"after.lua":          func() caller { return &After{} },

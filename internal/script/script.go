@@ -88,6 +88,7 @@ var (
 	reindexDone   = load("reindex_done.lua")
 	after         = load("after.lua")
 	settings      = load("settings.lua")
+	rescore       = load("rescore.lua")
 	edit          = loadVariants("edit.lua")
 )
 
@@ -97,7 +98,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		edit.of(every), settings}
+		edit.of(every), settings, rescore}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of

@@ -1,0 +1,93 @@
+-- rescore.lua: one step of Rescore: sets the score of each of a batch of
+-- articles, from a posting time on, to what the namespace's vote weight
+-- makes of its counters, in the site's score index and in its groups' live
+-- score indexes, and gives its voter sets the time to live of the
+-- namespace's cutoff.
+--
+-- KEYS: byTime byScore settings
+-- ARGV: gen from batch:num articlePrefix recordPrefix liveScorePrefix
+--       votedPrefix downvotedPrefix weight:num cutoffMillis:num nowMillis:num
+--
+-- gen is the generation of the settings whose weight and cutoff these are
+-- (settings.go): a step of settings changed since answers 'settings'.
+-- from is where the walk of the time index goes on ('-inf' first, else
+-- '(' and the last time walked); a batch ends with every article of its
+-- last time, so that none is passed over. liveScorePrefix, before a
+-- group's name, is its live score index; '' without live groups. An entry
+-- only an index has moves (ZADD XX), and a voter set that is there takes
+-- the time to live that ends when voting closes, posting time plus cutoff,
+-- by the Store's clock (nowMillis, as a post's and a vote's times to live
+-- are reckoned); a set whose voting has closed by then goes. A member
+-- whose hash does not give a time and counters is passed over.
+--
+-- It answers where the walk goes on, '' once it is done, and the number of
+-- articles rescored.
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
+
+local walked = redis.call('ZRANGEBYSCORE', byTime, from, '+inf', 'WITHSCORES', 'LIMIT', 0, batch)
+local nextFrom = ''
+if #walked == 2 * batch then
+	local last = walked[#walked]
+	while #walked > 0 and walked[#walked] == last do
+		walked[#walked], walked[#walked - 1] = nil, nil
+	end
+	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last, 'WITHSCORES')) do
+		walked[#walked + 1] = m
+	end
+	nextFrom = '(' .. last
+end
+
+-- Every read first; then the writes, which cannot fail.
+local moves, expiries, n = {}, {}, 0
+for i = 1, #walked, 2 do
+	local member = walked[i]
+	local id = string.sub(member, #articlePrefix + 1)
+	if string.sub(member, 1, #articlePrefix) == articlePrefix then
+		local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes')
+		local posted, ups, downs, bad
+		if type(f) == 'table' and not f.err and f[1] then
+			posted, ups, downs, bad = counts(member, f[1], f[2], f[3])
+		end
+		if posted and not bad then
+			n = n + 1
+			local text = number(posted + weight * (ups - downs))
+			moves[#moves + 1] = {byScore, text, member}
+			if liveScorePrefix ~= '' then
+				local groups
+				groups, bad = recorded(recordPrefix .. id)
+				if bad then
+					return bad
+				end
+				for _, name in ipairs(groups) do
+					moves[#moves + 1] = {liveScorePrefix .. name, text, member}
+				end
+			end
+			expiries[#expiries + 1] = math.ceil(posted * 1000 + cutoffMillis - nowMillis)
+			expiries[#expiries + 1] = id
+		end
+	end
+end
+for _, m in ipairs(moves) do
+	local _, bad = try('ZSCORE', m[1], m[3])
+	if bad then
+		return bad
+	end
+end
+
+for _, m in ipairs(moves) do
+	redis.call('ZADD', m[1], 'XX', m[2], m[3])
+end
+for i = 1, #expiries, 2 do
+	local ttl, voted, downvoted = expiries[i], votedPrefix .. expiries[i + 1], downvotedPrefix .. expiries[i + 1]
+	if ttl > 0 then
+		redis.call('PEXPIRE', voted, string.format('%d', ttl))
+		redis.call('PEXPIRE', downvoted, string.format('%d', ttl))
+	else
+		redis.call('UNLINK', voted, downvoted)
+	end
+end
+return {nextFrom, n}
