@@ -166,6 +166,14 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 	// mark its indexes built: the call goes on with the run there is, a few
 	// times at most.
 	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			// The run taken over may be StopKeeping's doing: what is kept
+			// is read again.
+			if r.ns, err = s.reload(ctx); err != nil {
+				return r.counts, err
+			}
+			r.name = r.ns.reindexRunName()
+		}
 		err := r.load()
 		if err == nil && r.phase == "orders" {
 			err = r.orders()

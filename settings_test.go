@@ -962,3 +962,38 @@ func TestRescoreChangesTheWeightAndCutoff(t *testing.T) {
 	e.store = plain
 	e.checkInvariants(weight, cutoff)
 }
+
+// TestStopKeepingDuringReindex: a run of Reindex under way when an order
+// stops goes on with a run of what is kept then, and writes nothing of the
+// stopped order again.
+func TestStopKeepingDuringReindex(t *testing.T) {
+	e := newEnv(t, bookCache)
+	for i := range 30 {
+		e.post("alice", fmt.Sprintf("a%d", i))
+	}
+	votes := e.with(voting.WithOrders(voting.ByVotes, voting.ByBest))
+	voting.SetBatches(votes, 5, 5)
+	stopped := false
+	_, err := votes.ReindexWithProgress(ctx, func(p voting.ReindexProgress) {
+		if !stopped && p.Articles >= 10 {
+			stopped = true
+			if err := e.store.StopKeeping(ctx, voting.WithOrders(voting.ByVotes)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil || !stopped {
+		t.Fatalf("Reindex: %v (stopped %v)", err, stopped)
+	}
+	if e.exists(e.key("votes:")) {
+		t.Errorf("the run wrote votes: after ByVotes stopped")
+	}
+	if got := e.hash(e.key("indexed:")); got["best"] != "1" || got["votes"] != "" {
+		t.Errorf("indexed: after the run = %v, want best built and no votes", got)
+	}
+	if n, err := votes.CountArticles(ctx, voting.ByBest); err != nil || n != 30 {
+		t.Errorf("CountArticles by best after the run = %d, %v; want 30", n, err)
+	}
+	e.store = votes
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}

@@ -494,6 +494,18 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		}
 		return nil
 	})
+	phase("Rescore of every article", func() error {
+		return live.Rescore(ctx, 2*voting.DefaultVoteWeight, voting.DefaultCutoff)
+	})
+	phase("StopKeeping every index", func() error {
+		var extra []voting.Order
+		for _, o := range voting.Orders() {
+			if o != voting.ByScore && o != voting.ByTime {
+				extra = append(extra, o)
+			}
+		}
+		return live.StopKeeping(ctx, voting.WithOrders(extra...), voting.WithLiveGroups(), voting.WithUserHistory(time.Hour))
+	})
 	waits := p.end(t)
 	if len(waits) == 0 {
 		t.Fatal("no PING was answered")

@@ -29,8 +29,9 @@ type Pool interface {
 }
 
 // A Store is one namespace of articles in Redis. It holds no state of its own
-// beyond its configuration, so any number of Stores, in any number of
-// processes, may serve the same namespace at once.
+// beyond its configuration and the namespace's settings as it last read
+// them (Settings), which every write checks in Redis, so any number of
+// Stores, in any number of processes, may serve the same namespace at once.
 type Store struct {
 	rc       rconn.Client
 	keys     schema.Keys
@@ -53,7 +54,9 @@ type Store struct {
 
 // New returns a Store that takes its connections from pool. With no options
 // it uses the book's key layout and numbers. An invalid option value, or a
-// nil option, gives an error wrapping ErrInvalid.
+// nil option, gives an error wrapping ErrInvalid. New sends nothing to
+// Redis: the Store's first call reads the namespace's settings, writing
+// them from the options if the namespace has none (Settings).
 //
 // On Redis Cluster, through a client whose connections have a
 // Bind(keys ...string) error method (such as *redisc.Cluster), the prefix
