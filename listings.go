@@ -70,6 +70,9 @@ type listing struct {
 	// kind is the kind of index (schema.Indexes) of a listing that is no
 	// order's: "karma", "links"; "" for an order's.
 	kind string
+	// live is set for a group's live index, whose listing falls back to
+	// the book's where it is not built.
+	live bool
 }
 
 // recheck is err, or for an error that says l is not built, the error of
@@ -78,8 +81,8 @@ type listing struct {
 // reads them again, and StopKeeping by another Store takes the index's mark
 // away.
 func (s *Store) recheck(ctx context.Context, err error, l listing) error {
-	if !errors.Is(err, errs.ErrNotIndexed) {
-		return err
+	if l.live || !errors.Is(err, errs.ErrNotIndexed) {
+		return err // a live listing not built falls back to the book's
 	}
 	st, rerr := s.reload(ctx)
 	if rerr != nil {
@@ -105,7 +108,8 @@ func (s *Store) siteListing(o Order) listing {
 
 func (s *Store) liveListing(group string, o Order) listing {
 	return listing{order: o, spec: &schema.Orders[o], index: s.keys.LiveIndex(group, int(o)),
-		byTime: s.keys.LiveIndex(group, int(ByTime)), field: schema.MarkField(&schema.Orders[o], group), built: schema.BuildField(int(o), true)}
+		byTime: s.keys.LiveIndex(group, int(ByTime)), field: schema.MarkField(&schema.Orders[o], group), built: schema.BuildField(int(o), true),
+		live: true}
 }
 
 // list reads the articles of one page of l, from start to stop, in two
