@@ -23,7 +23,7 @@ import (
 )
 
 // GetArticlesAfter returns the page of articles across the site, in the
-// given order (one the Store keeps), that comes after cursor, and the cursor
+// given order (one the namespace keeps), that comes after cursor, and the cursor
 // of the page after it. cursor is "" for the first page; the cursor returned
 // is "" after the last page. A cursor is opaque, URL-safe text; one that
 // does not parse, or that another order's or group's listing gave, is an

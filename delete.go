@@ -13,8 +13,9 @@ import (
 
 // DeleteArticle removes an article in one atomic step: its hash, its voter
 // sets, its entry in every index of every order (site and group, cached
-// listings included, whatever orders the Store keeps: a Store of other
-// options may keep them), its group memberships and its record of its
+// listings included, whatever orders the namespace keeps: an index it no
+// longer keeps may hold the article until StopKeeping has removed it), its
+// group memberships and its record of its
 // groups. After it every method treats the id as unknown. It returns an
 // error wrapping ErrNotFound if there is no such article: no hash, no score
 // and no posting time. The step's work grows with the article's groups, of
@@ -22,7 +23,7 @@ import (
 // in Groups, and one it leaves empty is gone from it. It leaves its
 // poster's articles (UserArticles) and takes its part out of the poster's
 // karma (WithKarma), and its link out of the index of links
-// (WithUniqueLinks), whatever the Store's options.
+// (WithUniqueLinks), where the namespace keeps them.
 //
 // With user histories (WithUserHistory), the article's voters' histories
 // lose their entries of it in the same step if it has at most a few hundred

@@ -39,7 +39,7 @@ type UserVote struct {
 // page is then read again, so that the next votes take its place and later
 // pages do not move, up to three times (so a page may hold fewer votes than
 // the page size only after many such deletions). UserHistory gives an error
-// wrapping ErrInvalid if the Store keeps no history.
+// wrapping ErrInvalid if the namespace keeps no history.
 func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes []UserVote, err error) {
 	defer func() {
 		if err != nil {
@@ -105,7 +105,7 @@ const maxHistoryReads = 3
 // newer than the history's time (WithUserHistory), in one round trip, O(log
 // n) on the server. An entry of an article deleted after its voting closed
 // counts until UserHistory meets it and drops it. It gives an error
-// wrapping ErrInvalid if the Store keeps no history.
+// wrapping ErrInvalid if the namespace keeps no history.
 func (s *Store) CountUserHistory(ctx context.Context, user string) (n int64, err error) {
 	defer func() {
 		if err != nil {

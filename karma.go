@@ -44,7 +44,7 @@ func (s *Store) checkKarma(ctx context.Context) error {
 // Karma returns user's karma (WithKarma): the sum, over the user's
 // articles, of the up-votes less the down-votes cast by other users; 0 for
 // a user who has posted nothing. It takes one round trip. It returns an
-// error wrapping ErrInvalid if the Store keeps no karma, and one wrapping
+// error wrapping ErrInvalid if the namespace keeps no karma, and one wrapping
 // ErrNotIndexed if articles were written without it and Reindex has not
 // counted them yet.
 func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error) {

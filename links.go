@@ -28,7 +28,7 @@ func (s *Store) UniqueLinks() bool { return s.view().UniqueLinks }
 // or once that has given the link up (deleted, or edited to another), the
 // oldest of those left. It takes two round trips. It returns an error
 // wrapping ErrNotFound if no article has it, one wrapping ErrInvalid if the
-// link breaks a post's rules or the Store does not keep links unique, and
+// link breaks a post's rules or the namespace does not keep links unique, and
 // one wrapping ErrNotIndexed if articles were written without unique links
 // and Reindex has not built the index of links since.
 func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err error) {

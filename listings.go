@@ -23,7 +23,7 @@ import (
 )
 
 // GetArticles returns a page of articles across the site, in the given
-// order: one the Store keeps (ByScore, ByTime and those given to
+// order: one the namespace keeps (ByScore, ByTime and those given to
 // WithOrders; another gives an error wrapping ErrInvalid). Pages count from
 // 1; a page past the end is empty. A page of a top-of-window order holds
 // only articles posted within the window by the Store's clock. A page of an
@@ -228,7 +228,7 @@ func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, 
 }
 
 // Rank returns an article's place in the site's listing of the order, one
-// the Store keeps, counting from 1, so that a page can say "#3 today": the
+// the namespace keeps, counting from 1, so that a page can say "#3 today": the
 // place it would have on a page read at the same moment (a window's index is
 // trimmed first, as a listing's is). It returns an error wrapping
 // ErrNotFound if the listing does not hold the article (there is no such
@@ -266,7 +266,7 @@ func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank i
 
 // CountArticles returns how many articles a listing of the order holds
 // across the site, for a page count ("page 3 of 40"): the size of the
-// order's index, one the Store keeps. A window order's count is that
+// order's index, one the namespace keeps. A window order's count is that
 // window's, at the moment of the call by the Store's clock, trimmed first
 // as a listing is. It takes one round trip, O(1) on the server (a window
 // long unlisted may take a few more, each a bounded trim).
@@ -385,7 +385,7 @@ func (s *Store) CountGroupArticles(ctx context.Context, group string, order Orde
 }
 
 // GetGroupArticles returns a page of a group's articles in the given order,
-// one the Store keeps, as GetArticles does.
+// one the namespace keeps, as GetArticles does.
 //
 // With live groups (WithLiveGroups) it reads the group's live index of the
 // order, exact and never stale, in two round trips whatever the group's

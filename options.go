@@ -173,7 +173,7 @@ func WithOrders(orders ...Order) Option {
 // per group per kept order, each vote one per group per order a vote moves
 // (all kept orders but ByTime), and memory for one entry per article per
 // group per kept order (see the README). Groups written before live groups
-// were on (by a Store without them, or by the book's code) join their live
+// were kept (before a Store added them, or by the book's code) join their live
 // indexes when Reindex runs; until then group listings and counts fall
 // back to the book's listing. It is the namespace's setting, as WithOrders
 // is; a namespace the library creates keeps live groups unless its first
@@ -204,7 +204,7 @@ func WithUserHistory(d time.Duration) Option {
 // and a write of karma:, and a write of the article's part in its hash),
 // each post one, and memory for one entry per poster and a field per
 // article (see the README). Karma of
-// articles written without it (by a Store without it, or by the book's
+// articles written without it (before a Store added it, or by the book's
 // code) is counted when Reindex runs; until then Karma and TopPosters
 // return an error wrapping ErrNotIndexed. It is the namespace's setting, as
 // WithOrders is.
@@ -218,7 +218,7 @@ func WithKarma() Option {
 // when they differ only in the case of the ASCII letters of their scheme
 // and host, or in their fragment (what follows '#'): schema.LinkKey in the package
 // doc's Input section. Deleting an article, or editing its link, frees its
-// link. Links of articles written without it (by a Store without it, or by
+// link. Links of articles written without it (before a Store added it, or by
 // the book's code) join the index when Reindex runs, the oldest article of
 // a link first; until then ArticleByLink returns an error wrapping
 // ErrNotIndexed, and a post may repeat such a link. It is the namespace's

@@ -102,9 +102,13 @@ func (s *Store) Reindex(ctx context.Context) error {
 // ran goes on with the run there is, or starts one, up to three times.
 //
 // Listings of an index the run builds answer ErrNotIndexed until the run
-// completes. A run marks an index built only if no Store that does not keep
-// it posted or changed groups while the run ran, and no later run started
-// in its place (see ErrNotIndexed).
+// completes. A run marks an index built only if no later run started in
+// its place; and it counts as indexed only the articles the time index held
+// beyond the namespace's count when it started, so that an article another
+// writer (the book's code) posts while it runs leaves the indexes unbuilt
+// for the next run (see ErrNotIndexed). A run builds what the namespace
+// keeps when it starts (Settings); StopKeeping ends a run under way, and
+// the call goes on with a run of what is kept then.
 //
 // A run first walks the time index, oldest article first, a hundred
 // articles a step, and sets each article's entry in each kept index from

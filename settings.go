@@ -17,45 +17,12 @@ import (
 	"time"
 
 	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 	"github.com/articlevote/voting/internal/script"
-)
 
-// Settings are what a namespace stores: which indexes it keeps, and the
-// numbers of its scores. They are the namespace's, kept in Redis (the key
-// settings:), not any one Store's: every write by any Store keeps every
-// index they name, and scores votes by their weight and cutoff.
-//
-// A namespace gets its settings from the first Store that calls Redis on
-// it, from that Store's options (WithOrders, WithLiveGroups,
-// WithUserHistory, WithKarma, WithUniqueLinks, WithVoteWeight, WithCutoff);
-// one with no article also keeps live groups, unless that Store was given
-// WithGroupCacheTTL (to list groups through the book's cache). A Store
-// given an index the namespace lacks adds it, on its first call: from then
-// on every Store's writes keep it, and its listings answer ErrNotIndexed
-// until Reindex has built it for the articles written before. A Store
-// given a vote weight, cutoff or history time other than the namespace's
-// is refused, on every call, with an error wrapping ErrInvalid that names
-// both values, and writes nothing; a Store not given one takes the
-// namespace's.
-type Settings struct {
-	// Orders are the orders the namespace keeps an index for, in the order
-	// of the table: ByScore and ByTime, always, and those of WithOrders.
-	Orders []Order `json:"orders"`
-	// LiveGroups reports whether it keeps live group indexes.
-	LiveGroups bool `json:"liveGroups"`
-	// UserHistory is how long a user's history keeps a vote; 0 for none.
-	UserHistory time.Duration `json:"userHistory"`
-	// Karma reports whether it keeps posters' karma.
-	Karma bool `json:"karma"`
-	// UniqueLinks reports whether it keeps the index of links and refuses a
-	// link another article has.
-	UniqueLinks bool `json:"uniqueLinks"`
-	// VoteWeight is the score a vote is worth, and Cutoff how long after
-	// posting an article takes votes.
-	VoteWeight float64       `json:"voteWeight"`
-	Cutoff     time.Duration `json:"cutoff"`
-}
+	"github.com/gomodule/redigo/redis"
+)
 
 // Settings reads the namespace's settings afresh, in one round trip once
 // they exist (the first call of a Store on a namespace with none writes
@@ -69,56 +36,9 @@ func (s *Store) Settings(ctx context.Context) (Settings, error) {
 	return st.settings(), nil
 }
 
-// The fields of settings:.
-const (
-	setGen     = "gen"
-	setWeight  = "weight"
-	setCutoff  = "cutoff"  // milliseconds
-	setHistory = "history" // milliseconds; 0 for none
-	setOrders  = "orders"  // the names of the kept orders beyond the book's two, by spaces
-	setKinds   = "kinds"   // the names of the kinds of index kept by an option of no value of its own
-)
-
 // maxSettingsReads bounds how often one call reads the settings when they
 // change as it reads them.
 const maxSettingsReads = 5
-
-// A state is what a Store goes by: the namespace's settings as it last
-// read them, of generation gen, and what follows from them.
-type state struct {
-	gen     string
-	weight  float64
-	cutoff  time.Duration
-	history time.Duration
-
-	// keeps says which orders the namespace keeps an index for; kept are
-	// those orders, in the order of the table (ByScore and ByTime first),
-	// and indexes their site indexes' keys, in the same order.
-	keeps   [len(schema.Orders)]bool
-	kept    []Order
-	indexes []string
-	// live is whether the namespace keeps live group indexes; liveReads
-	// whether the Store lists groups from them (it does unless it was given
-	// WithGroupCacheTTL and not WithLiveGroups).
-	live, liveReads bool
-	// kinds says which kinds of index (schema.Indexes) the namespace keeps,
-	// by name; hooked are those of them whose writes the scripts' hooks
-	// make (script.KindsOf): the variant of each script with hooks a write
-	// runs.
-	kinds  map[string]bool
-	hooked script.Kinds
-	// built are the fields of indexed: of the indexes kept beyond the
-	// book's two, unbuilt those of all others, and unbuiltLive those of the
-	// live indexes among them (internal/schema/marks.go).
-	built, unbuilt, unbuiltLive []string
-
-	// vote are vote.lua's arguments after the vote's own, the same for
-	// every vote, made once: putting a string in an interface allocates;
-	// postBuilt and postUnbuilt, likewise, post.lua's lists of marks, and
-	// groupUnbuilt add_groups.lua's.
-	vote                                 *script.VoteSettings
-	postBuilt, postUnbuilt, groupUnbuilt *script.Names
-}
 
 // state gives what the Store goes by: the namespace's settings as last
 // read, read (and written, for a namespace with none or one that lacks what
@@ -152,7 +72,7 @@ func (s *Store) reload(ctx context.Context) (*state, error) {
 			want = s.wanted(have, gen != "")
 		}
 		if gen != "" && sameSettings(have, want) {
-			st := s.newState(gen, have)
+			st := makeState(s.keys, s.asked, gen, have)
 			s.cur.Store(st)
 			return st, nil
 		}
@@ -215,12 +135,6 @@ func (s *Store) wanted(have Settings, exists bool) Settings {
 	return want
 }
 
-// sameSettings reports whether a and b are the same settings.
-func sameSettings(a, b Settings) bool {
-	return slices.Equal(a.Orders, b.Orders) && a.LiveGroups == b.LiveGroups && a.UserHistory == b.UserHistory &&
-		a.Karma == b.Karma && a.UniqueLinks == b.UniqueLinks && a.VoteWeight == b.VoteWeight && a.Cutoff == b.Cutoff
-}
-
 // settingsCall is settings.lua's run that turns the settings have, of
 // generation gen ("" for none), into want.
 func (s *Store) settingsCall(gen string, have, want Settings) script.Call {
@@ -247,7 +161,7 @@ func (s *Store) settingsCall(gen string, have, want Settings) script.Call {
 	if gen != "" {
 		// The marks of the indexes added, not built until Reindex builds
 		// them, and of those stopped.
-		was, is := s.newState(gen, have).built, s.newState(gen, want).built
+		was, is := makeState(s.keys, s.asked, gen, have).built, makeState(s.keys, s.asked, gen, want).built
 		for _, f := range is {
 			if !slices.Contains(was, f) {
 				cl.Unmark = append(cl.Unmark, f)
@@ -260,167 +174,6 @@ func (s *Store) settingsCall(gen string, have, want Settings) script.Call {
 		}
 	}
 	return cl.Call()
-}
-
-// kindNames are the settings' kinds of index kept by an option of no value
-// of its own, as settings: holds them.
-func (set Settings) kindNames() string {
-	var names []string
-	for _, k := range []struct {
-		name string
-		kept bool
-	}{{"live", set.LiveGroups}, {"karma", set.Karma}, {"links", set.UniqueLinks}} {
-		if k.kept {
-			names = append(names, k.name)
-		}
-	}
-	return strings.Join(names, " ")
-}
-
-// parseSettings reads the fields of settings:, the key named key.
-func parseSettings(key string, fields map[string]string) (Settings, error) {
-	corrupt := func(field string) error {
-		return errs.Corruptf("%s holds %s %q", key, field, fields[field])
-	}
-	var set Settings
-	var err error
-	if set.VoteWeight, err = strconv.ParseFloat(fields[setWeight], 64); err != nil || !(set.VoteWeight > 0) || set.VoteWeight > MaxVoteWeight {
-		return Settings{}, corrupt(setWeight)
-	}
-	for _, f := range []struct {
-		name string
-		to   *time.Duration
-		min  time.Duration
-	}{{setCutoff, &set.Cutoff, time.Second}, {setHistory, &set.UserHistory, 0}} {
-		ms, err := strconv.ParseInt(fields[f.name], 10, 64)
-		if err != nil || ms < 0 || ms > int64(time.Duration(1<<63-1)/time.Millisecond) || time.Duration(ms)*time.Millisecond < f.min {
-			return Settings{}, corrupt(f.name)
-		}
-		*f.to = time.Duration(ms) * time.Millisecond
-	}
-	keeps := map[Order]bool{}
-	for _, name := range strings.Fields(fields[setOrders]) {
-		o, err := ParseOrder(name)
-		if err != nil || o.String() != name {
-			return Settings{}, corrupt(setOrders)
-		}
-		keeps[o] = true
-	}
-	for _, o := range Orders() {
-		if keeps[o] || schema.Orders[o].Always {
-			set.Orders = append(set.Orders, o)
-		}
-	}
-	for _, name := range strings.Fields(fields[setKinds]) {
-		switch name {
-		case "live":
-			set.LiveGroups = true
-		case "karma":
-			set.Karma = true
-		case "links":
-			set.UniqueLinks = true
-		default:
-			return Settings{}, corrupt(setKinds)
-		}
-	}
-	return set, nil
-}
-
-// newState is what a Store goes by under the settings set of generation
-// gen.
-func (s *Store) newState(gen string, set Settings) *state {
-	st := &state{gen: gen, weight: set.VoteWeight, cutoff: set.Cutoff, history: set.UserHistory, live: set.LiveGroups,
-		kinds: map[string]bool{"live": set.LiveGroups, "history": set.UserHistory > 0, "karma": set.Karma, "links": set.UniqueLinks}}
-	st.liveReads = st.live && (s.asked.live || !s.asked.given.groupTTL)
-	for _, o := range set.Orders {
-		st.keeps[o] = true
-		st.kept = append(st.kept, o)
-		st.indexes = append(st.indexes, s.keys.Index(int(o)))
-	}
-	var kept []string
-	for _, ix := range schema.Indexes {
-		if st.keepsIndex(ix.Name) {
-			kept = append(kept, ix.Name)
-		}
-	}
-	st.hooked = script.KindsOf(kept)
-	st.built, st.unbuilt, st.unbuiltLive = st.buildFields()
-	st.vote = st.voteSettings(s.keys)
-	st.postBuilt, st.postUnbuilt, st.groupUnbuilt = script.NewNames(st.built), script.NewNames(st.unbuilt), script.NewNames(st.unbuiltLive)
-	return st
-}
-
-// settings are the settings st goes by.
-func (st *state) settings() Settings {
-	return Settings{Orders: append([]Order(nil), st.kept...), LiveGroups: st.live, UserHistory: st.history,
-		Karma: st.kinds["karma"], UniqueLinks: st.kinds["links"], VoteWeight: st.weight, Cutoff: st.cutoff}
-}
-
-// buildFields gives the fields of indexed: of the indexes kept (built),
-// and of those not (unbuilt), and of those the live ones (the indexes a
-// change of groups writes).
-func (st *state) buildFields() (built, unbuilt, unbuiltLive []string) {
-	mark := func(ix schema.Index, field string, kept bool) {
-		switch {
-		case field == "":
-		case kept:
-			built = append(built, field)
-		case ix.PerGroup:
-			unbuilt, unbuiltLive = append(unbuilt, field), append(unbuiltLive, field)
-		default:
-			unbuilt = append(unbuilt, field)
-		}
-	}
-	for _, ix := range schema.Indexes {
-		if !ix.PerOrder {
-			mark(ix, ix.Mark, st.keepsIndex(ix.Name))
-			continue
-		}
-		for i, spec := range schema.Orders {
-			if ix.Mark != "" || !spec.Always {
-				mark(ix, ix.Mark+spec.Name, st.keeps[i] && st.keepsIndex(ix.Name))
-			}
-		}
-	}
-	return built, unbuilt, unbuiltLive
-}
-
-// keepsIndex reports whether the kind of index name (schema.Indexes) is
-// kept: one that no option keeps, or one whose option the namespace has;
-// the orders' it keeps per order, by keeps.
-func (st *state) keepsIndex(name string) bool {
-	ix, _ := schema.IndexNamed(name)
-	return ix.Option == "" || name == "orders" || st.kinds[name]
-}
-
-// checkOrder refuses an unknown order, and one whose index the namespace
-// does not keep (giving its spec with the error).
-func (st *state) checkOrder(o Order) (*schema.OrderSpec, error) {
-	spec, ok := o.spec()
-	if !ok {
-		return nil, errs.Invalidf("unknown order %d", int(o))
-	}
-	if !st.keeps[o] {
-		return spec, errs.Invalidf("order %s is not kept by the namespace: give a Store WithOrders(voting.%s) to add it", spec.Name, spec.Ident)
-	}
-	return spec, nil
-}
-
-// voteSettings are vote.lua's arguments after the vote's own: the
-// generation of the settings, the cutoff in seconds, the history's time,
-// the live indexes' prefix, the score's change for each net change of
-// votes, the kept orders' keys and kinds; made once, with their arguments.
-func (st *state) voteSettings(k schema.Keys) *script.VoteSettings {
-	livePrefix := ""
-	if st.live {
-		livePrefix = k.LivePrefix()
-	}
-	change := func(net float64) string { return schema.FormatFloat(net * st.weight) }
-	v := &script.VoteSettings{Gen: st.gen, Cutoff: schema.FormatFloat(st.cutoff.Seconds()), HistoryMillis: st.history.Milliseconds(),
-		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
-		Orders: scriptOrders(st.kept), Prefix: k.Prefix(), Kinds: st.hooked}
-	v.Args()
-	return v
 }
 
 // unsettled reports whether a write's reply says that the namespace's
@@ -488,14 +241,6 @@ func (s *Store) checkOrder(ctx context.Context, o Order) (*state, *schema.OrderS
 	return st, spec, nil
 }
 
-// knownOrder refuses an unknown order, before any round trip.
-func knownOrder(o Order) error {
-	if _, ok := o.spec(); !ok {
-		return errs.Invalidf("unknown order %d", int(o))
-	}
-	return nil
-}
-
 // keepsKind refuses a read of the kind of index name (schema.Indexes), what
 // in an error's words, in a namespace that does not keep it (read afresh
 // before it is refused: another Store may have added it); option is the
@@ -512,4 +257,65 @@ func (s *Store) keepsKind(ctx context.Context, name, what, option string) error 
 		return errs.Invalidf("the namespace keeps no %s: give a Store %s to add it", what, option)
 	}
 	return nil
+}
+
+// readSettings reads the namespace's settings and their generation ("" for
+// none).
+func (s *Store) readSettings(ctx context.Context) (gen string, set Settings, err error) {
+	k := s.keys
+	var fields map[string]string
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		var err error
+		fields, err = redis.StringMap(c.Do("HGETALL", k.Settings()))
+		return errs.WrongType(err, k.Settings(), "HGETALL")
+	})
+	if err != nil || fields[setGen] == "" {
+		return "", Settings{}, err
+	}
+	set, err = parseSettings(k.Settings(), fields)
+	return fields[setGen], set, err
+}
+
+// runStatus is a script's status word, "changed" and "ok" among them, or
+// the error of any other.
+func runStatus(reply any, err error) (string, error) {
+	st, err := script.ReadStatus(reply, err)
+	if err != nil {
+		return "", err
+	}
+	switch st.Word {
+	case script.ReplyOK, script.ReplyChanged:
+		return st.Word, nil
+	}
+	return "", st.Err()
+}
+
+// Cutoff returns how long an article takes votes: voting on an article a
+// closes at a.Posted.Add(s.Cutoff()). It is the namespace's (Settings), as
+// the Store last read it; before its first call, the Store's option's.
+func (s *Store) Cutoff() time.Duration { return s.view().Cutoff }
+
+// LiveGroups reports whether the namespace keeps live group indexes, as
+// the Store last read its settings (Settings); before the Store's first
+// call, whether it was given WithLiveGroups.
+func (s *Store) LiveGroups() bool { return s.view().LiveGroups }
+
+// HistoryTime returns how long a user's history keeps a vote; 0 if the
+// namespace keeps no history. It is the namespace's (Settings), as the
+// Store last read it; before its first call, the Store's option's.
+func (s *Store) HistoryTime() time.Duration { return s.view().UserHistory }
+
+// Orders returns the orders the namespace keeps indexes for, and so the
+// Store can list by: ByScore, ByTime and those of WithOrders, in the order
+// of the table, as the Store last read the namespace's settings (Settings);
+// before its first call, those it was given.
+func (s *Store) Orders() []Order { return s.view().Orders }
+
+// view is the namespace's settings as the Store last read them, or before
+// its first call those its options ask for.
+func (s *Store) view() Settings {
+	if st := s.cur.Load(); st != nil {
+		return st.settings()
+	}
+	return s.wanted(Settings{}, false)
 }

@@ -135,37 +135,6 @@ func without(have, stop Settings) Settings {
 	return want
 }
 
-// readSettings reads the namespace's settings and their generation ("" for
-// none).
-func (s *Store) readSettings(ctx context.Context) (gen string, set Settings, err error) {
-	k := s.keys
-	var fields map[string]string
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		var err error
-		fields, err = redis.StringMap(c.Do("HGETALL", k.Settings()))
-		return errs.WrongType(err, k.Settings(), "HGETALL")
-	})
-	if err != nil || fields[setGen] == "" {
-		return "", Settings{}, err
-	}
-	set, err = parseSettings(k.Settings(), fields)
-	return fields[setGen], set, err
-}
-
-// runStatus is a script's status word, "changed" and "ok" among them, or
-// the error of any other.
-func runStatus(reply any, err error) (string, error) {
-	st, err := script.ReadStatus(reply, err)
-	if err != nil {
-		return "", err
-	}
-	switch st.Word {
-	case script.ReplyOK, script.ReplyChanged:
-		return st.Word, nil
-	}
-	return "", st.Err()
-}
-
 // stopBatch is how many keys, groups or articles one step of StopKeeping
 // takes.
 const stopBatch = 200

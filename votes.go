@@ -177,7 +177,7 @@ var dirWords = [...]any{None: "none", Up: "up", Down: "down"}
 // UserVotes returns user's vote on each of the articles, in order, in one
 // round trip. An article that does not exist gives None. Once voting on an
 // article has closed (its voter sets have expired) the vote is read from
-// the user's history if the Store keeps one (WithUserHistory), while the
+// the user's history if the namespace keeps one (WithUserHistory), while the
 // history holds it, and is None otherwise.
 func (s *Store) UserVotes(ctx context.Context, user string, articleIDs ...string) (dirs []Direction, err error) {
 	defer func() {

@@ -82,7 +82,7 @@ var Indexes = []Index{
 	{
 		Name:      "posts",
 		Keys:      "posts:<user>: the user's articles, scored with their posting time",
-		Writes:    "every post adds the article, every deletion takes it out, whatever the Store's options",
+		Writes:    "every post adds the article, every deletion takes it out, in every namespace",
 		Rebuild:   "the walk of the time index adds each article to its poster's index",
 		Invariant: "posts:<user> holds exactly the articles whose hash names the user as poster, each at its posting time",
 	},

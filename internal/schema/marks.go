@@ -11,13 +11,13 @@ package schema
 // page.
 //
 // An empty namespace (its time index holds no article) has every index
-// complete, marked or not, and a post into it marks every index its Store
-// keeps as built. A run of Reindex marks the indexes it builds "0:<token>",
-// with the run's own token, when it starts, and "1" when it completes,
-// unless meanwhile a Store without one of them has posted or changed an
-// article's groups (such a Store cannot write an index it does not keep, so
-// it takes that index's mark away), or a later run has started in its
-// place: the run then leaves the index unmarked, or to the later run.
+// complete, marked or not, and a post into it marks every index the
+// namespace keeps as built (every Store's writes keep them all: the
+// namespace's settings, settings.go). An index added to the settings loses
+// its mark. A run of Reindex marks the indexes it builds "0:<token>", with
+// the run's own token, when it starts, and "1" when it completes, unless
+// meanwhile a later run has started in its place: the run then leaves the
+// index to the later run.
 //
 // A mark says only that the library's writes have kept the index; an
 // article another writer posts is in none of them. So a listing also reads

@@ -19,8 +19,8 @@
 -- stays out, as does one a window has trimmed or would. An article may be
 -- in at most maxGroups groups: past that the script answers 'toomany' and
 -- the number it would be in. unbuilt are the fields of indexed: of the live
--- group indexes the Store does not keep: it takes their marks away, since
--- it cannot write them (internal/schema/marks.go).
+-- group indexes the namespace does not keep: it takes their marks away
+-- (internal/schema/marks.go), should any be left from when it kept them.
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then

@@ -32,7 +32,7 @@
 -- names depend on the id or the group, and with the namespace's prefix they
 -- share its Redis Cluster slot (a group name holds no brace).
 --
--- built are the fields of indexed: of the indexes the Store keeps beyond
+-- built are the fields of indexed: of the indexes the namespace keeps beyond
 -- the book's two, unbuilt those of all others: a post into an empty
 -- namespace marks the first built, and a post takes away the marks of the
 -- others, which it cannot write (internal/schema/marks.go); a post in no group, the site's

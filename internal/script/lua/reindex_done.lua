@@ -12,7 +12,7 @@
 -- KEYS: progress indexed
 -- ARGV: run token built[field]
 --
--- built are the fields of indexed: of the indexes the Store keeps beyond
+-- built are the fields of indexed: of the indexes the namespace keeps beyond
 -- the book's two (internal/schema/marks.go). A post or a change of groups by a Store that
 -- does not keep one of them takes its mark away: that index then stays
 -- unmarked, for a later run to build.

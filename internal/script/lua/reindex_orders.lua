@@ -8,9 +8,9 @@
 -- after both its mark and its cut.
 --
 -- It also puts each article in its poster's index of articles, and runs
--- each kind's hook of a step (onReindex, lib/hooks.lua), given the step's
--- articles and whether the Store keeps the kind (prefix is the
--- namespace's): with karma it counts the
+-- the hook of a step (onReindex, lib/hooks.lua) of each kind the
+-- namespace keeps, given the step's articles (prefix is the namespace's):
+-- with karma it counts the
 -- article's part of its poster's karma while its voting is open (its voter
 -- sets say what the poster's own vote is), or if it has none yet (taking
 -- the poster's own vote to be the post's up-vote, as the book's code has

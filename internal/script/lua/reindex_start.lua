@@ -6,7 +6,7 @@
 -- ARGV: run phase token built[field]
 --
 -- run names the run: the Store's options and the token (reindex.go).
--- built are the fields of indexed: of the indexes the Store keeps beyond
+-- built are the fields of indexed: of the indexes the namespace keeps beyond
 -- the book's two (internal/schema/marks.go). A field is marked '0:' .. token: a run of
 -- another token, which started before, walks on but cannot mark it built
 -- (reindex_done.lua), since its walk may have passed an article posted

@@ -1,6 +1,6 @@
 -- remove_groups.lua: takes an article out of groups, and the groups out of
 -- its record of its groups; out of each group's listings of every order
--- too, live indexes and cached listings both, whatever the Store keeps, so
+-- too, live indexes and cached listings both, whatever the namespace keeps, so
 -- that no listing, of this Store or of one with other options, keeps an
 -- article that has left the group. Each group it leaves has its size set
 -- in the sorted set of group sizes, which an emptied group leaves. It does not ask whether the article

@@ -37,7 +37,7 @@
 -- waits for Reindex, and one a window has trimmed stays out.
 --
 -- prefix is the namespace's. The hook of a vote (onVote, lib/hooks.lua) of
--- each kind of index the Store keeps runs among the reads, once the vote
+-- each kind of index the namespace keeps runs among the reads, once the vote
 -- is known and before the article's groups are read, given the vote (with
 -- karma, the article's part of its poster's karma moves with a
 -- vote of anyone else, and the poster's entry in karma: with it). With

@@ -1,0 +1,274 @@
+package voting
+
+// This file holds what a Store goes by: the namespace's settings (Settings)
+// as it last read them, and what follows from them for its scripts'
+// arguments (state), with the form settings: keeps them in.
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/script"
+)
+
+// Settings are what a namespace stores: which indexes it keeps, and the
+// numbers of its scores. They are the namespace's, kept in Redis (the key
+// settings:), not any one Store's: every write by any Store keeps every
+// index they name, and scores votes by their weight and cutoff.
+//
+// A namespace gets its settings from the first Store that calls Redis on
+// it, from that Store's options (WithOrders, WithLiveGroups,
+// WithUserHistory, WithKarma, WithUniqueLinks, WithVoteWeight, WithCutoff);
+// one with no article also keeps live groups, unless that Store was given
+// WithGroupCacheTTL (to list groups through the book's cache). A Store
+// given an index the namespace lacks adds it, on its first call: from then
+// on every Store's writes keep it, and its listings answer ErrNotIndexed
+// until Reindex has built it for the articles written before. A Store
+// given a vote weight, cutoff or history time other than the namespace's
+// is refused, on every call, with an error wrapping ErrInvalid that names
+// both values, and writes nothing; a Store not given one takes the
+// namespace's.
+type Settings struct {
+	// Orders are the orders the namespace keeps an index for, in the order
+	// of the table: ByScore and ByTime, always, and those of WithOrders.
+	Orders []Order `json:"orders"`
+	// LiveGroups reports whether it keeps live group indexes.
+	LiveGroups bool `json:"liveGroups"`
+	// UserHistory is how long a user's history keeps a vote; 0 for none.
+	UserHistory time.Duration `json:"userHistory"`
+	// Karma reports whether it keeps posters' karma.
+	Karma bool `json:"karma"`
+	// UniqueLinks reports whether it keeps the index of links and refuses a
+	// link another article has.
+	UniqueLinks bool `json:"uniqueLinks"`
+	// VoteWeight is the score a vote is worth, and Cutoff how long after
+	// posting an article takes votes.
+	VoteWeight float64       `json:"voteWeight"`
+	Cutoff     time.Duration `json:"cutoff"`
+}
+
+// The fields of settings:.
+const (
+	setGen     = "gen"
+	setWeight  = "weight"
+	setCutoff  = "cutoff"  // milliseconds
+	setHistory = "history" // milliseconds; 0 for none
+	setOrders  = "orders"  // the names of the kept orders beyond the book's two, by spaces
+	setKinds   = "kinds"   // the names of the kinds of index kept by an option of no value of its own
+)
+
+// A state is what a Store goes by: the namespace's settings as it last
+// read them, of generation gen, and what follows from them.
+type state struct {
+	gen     string
+	weight  float64
+	cutoff  time.Duration
+	history time.Duration
+
+	// keeps says which orders the namespace keeps an index for; kept are
+	// those orders, in the order of the table (ByScore and ByTime first),
+	// and indexes their site indexes' keys, in the same order.
+	keeps   [len(schema.Orders)]bool
+	kept    []Order
+	indexes []string
+	// live is whether the namespace keeps live group indexes; liveReads
+	// whether the Store lists groups from them (it does unless it was given
+	// WithGroupCacheTTL and not WithLiveGroups).
+	live, liveReads bool
+	// kinds says which kinds of index (schema.Indexes) the namespace keeps,
+	// by name; hooked are those of them whose writes the scripts' hooks
+	// make (script.KindsOf): the variant of each script with hooks a write
+	// runs.
+	kinds  map[string]bool
+	hooked script.Kinds
+	// built are the fields of indexed: of the indexes kept beyond the
+	// book's two, unbuilt those of all others, and unbuiltLive those of the
+	// live indexes among them (internal/schema/marks.go).
+	built, unbuilt, unbuiltLive []string
+
+	// vote are vote.lua's arguments after the vote's own, the same for
+	// every vote, made once: putting a string in an interface allocates;
+	// postBuilt and postUnbuilt, likewise, post.lua's lists of marks, and
+	// groupUnbuilt add_groups.lua's.
+	vote                                 *script.VoteSettings
+	postBuilt, postUnbuilt, groupUnbuilt *script.Names
+}
+
+// sameSettings reports whether a and b are the same settings.
+func sameSettings(a, b Settings) bool {
+	return slices.Equal(a.Orders, b.Orders) && a.LiveGroups == b.LiveGroups && a.UserHistory == b.UserHistory &&
+		a.Karma == b.Karma && a.UniqueLinks == b.UniqueLinks && a.VoteWeight == b.VoteWeight && a.Cutoff == b.Cutoff
+}
+
+// kindNames are the settings' kinds of index kept by an option of no value
+// of its own, as settings: holds them.
+func (set Settings) kindNames() string {
+	var names []string
+	for _, k := range []struct {
+		name string
+		kept bool
+	}{{"live", set.LiveGroups}, {"karma", set.Karma}, {"links", set.UniqueLinks}} {
+		if k.kept {
+			names = append(names, k.name)
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// parseSettings reads the fields of settings:, the key named key.
+func parseSettings(key string, fields map[string]string) (Settings, error) {
+	corrupt := func(field string) error {
+		return errs.Corruptf("%s holds %s %q", key, field, fields[field])
+	}
+	var set Settings
+	var err error
+	if set.VoteWeight, err = strconv.ParseFloat(fields[setWeight], 64); err != nil || !(set.VoteWeight > 0) || set.VoteWeight > MaxVoteWeight {
+		return Settings{}, corrupt(setWeight)
+	}
+	for _, f := range []struct {
+		name string
+		to   *time.Duration
+		min  time.Duration
+	}{{setCutoff, &set.Cutoff, time.Second}, {setHistory, &set.UserHistory, 0}} {
+		ms, err := strconv.ParseInt(fields[f.name], 10, 64)
+		if err != nil || ms < 0 || ms > int64(time.Duration(1<<63-1)/time.Millisecond) || time.Duration(ms)*time.Millisecond < f.min {
+			return Settings{}, corrupt(f.name)
+		}
+		*f.to = time.Duration(ms) * time.Millisecond
+	}
+	keeps := map[Order]bool{}
+	for _, name := range strings.Fields(fields[setOrders]) {
+		o, err := ParseOrder(name)
+		if err != nil || o.String() != name {
+			return Settings{}, corrupt(setOrders)
+		}
+		keeps[o] = true
+	}
+	for _, o := range Orders() {
+		if keeps[o] || schema.Orders[o].Always {
+			set.Orders = append(set.Orders, o)
+		}
+	}
+	for _, name := range strings.Fields(fields[setKinds]) {
+		switch name {
+		case "live":
+			set.LiveGroups = true
+		case "karma":
+			set.Karma = true
+		case "links":
+			set.UniqueLinks = true
+		default:
+			return Settings{}, corrupt(setKinds)
+		}
+	}
+	return set, nil
+}
+
+// makeState is what a Store of keys k, given the options asked, goes by
+// under the settings set of generation gen.
+func makeState(k schema.Keys, asked config, gen string, set Settings) *state {
+	st := &state{gen: gen, weight: set.VoteWeight, cutoff: set.Cutoff, history: set.UserHistory, live: set.LiveGroups,
+		kinds: map[string]bool{"live": set.LiveGroups, "history": set.UserHistory > 0, "karma": set.Karma, "links": set.UniqueLinks}}
+	st.liveReads = st.live && (asked.live || !asked.given.groupTTL)
+	for _, o := range set.Orders {
+		st.keeps[o] = true
+		st.kept = append(st.kept, o)
+		st.indexes = append(st.indexes, k.Index(int(o)))
+	}
+	var kept []string
+	for _, ix := range schema.Indexes {
+		if st.keepsIndex(ix.Name) {
+			kept = append(kept, ix.Name)
+		}
+	}
+	st.hooked = script.KindsOf(kept)
+	st.built, st.unbuilt, st.unbuiltLive = st.buildFields()
+	st.vote = st.voteSettings(k)
+	st.postBuilt, st.postUnbuilt, st.groupUnbuilt = script.NewNames(st.built), script.NewNames(st.unbuilt), script.NewNames(st.unbuiltLive)
+	return st
+}
+
+// settings are the settings st goes by.
+func (st *state) settings() Settings {
+	return Settings{Orders: append([]Order(nil), st.kept...), LiveGroups: st.live, UserHistory: st.history,
+		Karma: st.kinds["karma"], UniqueLinks: st.kinds["links"], VoteWeight: st.weight, Cutoff: st.cutoff}
+}
+
+// buildFields gives the fields of indexed: of the indexes kept (built),
+// and of those not (unbuilt), and of those the live ones (the indexes a
+// change of groups writes).
+func (st *state) buildFields() (built, unbuilt, unbuiltLive []string) {
+	mark := func(ix schema.Index, field string, kept bool) {
+		switch {
+		case field == "":
+		case kept:
+			built = append(built, field)
+		case ix.PerGroup:
+			unbuilt, unbuiltLive = append(unbuilt, field), append(unbuiltLive, field)
+		default:
+			unbuilt = append(unbuilt, field)
+		}
+	}
+	for _, ix := range schema.Indexes {
+		if !ix.PerOrder {
+			mark(ix, ix.Mark, st.keepsIndex(ix.Name))
+			continue
+		}
+		for i, spec := range schema.Orders {
+			if ix.Mark != "" || !spec.Always {
+				mark(ix, ix.Mark+spec.Name, st.keeps[i] && st.keepsIndex(ix.Name))
+			}
+		}
+	}
+	return built, unbuilt, unbuiltLive
+}
+
+// keepsIndex reports whether the kind of index name (schema.Indexes) is
+// kept: one that no option keeps, or one whose option the namespace has;
+// the orders' it keeps per order, by keeps.
+func (st *state) keepsIndex(name string) bool {
+	ix, _ := schema.IndexNamed(name)
+	return ix.Option == "" || name == "orders" || st.kinds[name]
+}
+
+// checkOrder refuses an unknown order, and one whose index the namespace
+// does not keep (giving its spec with the error).
+func (st *state) checkOrder(o Order) (*schema.OrderSpec, error) {
+	spec, ok := o.spec()
+	if !ok {
+		return nil, errs.Invalidf("unknown order %d", int(o))
+	}
+	if !st.keeps[o] {
+		return spec, errs.Invalidf("order %s is not kept by the namespace: WithOrders(voting.%s) adds it", spec.Name, spec.Ident)
+	}
+	return spec, nil
+}
+
+// voteSettings are vote.lua's arguments after the vote's own: the
+// generation of the settings, the cutoff in seconds, the history's time,
+// the live indexes' prefix, the score's change for each net change of
+// votes, the kept orders' keys and kinds; made once, with their arguments.
+func (st *state) voteSettings(k schema.Keys) *script.VoteSettings {
+	livePrefix := ""
+	if st.live {
+		livePrefix = k.LivePrefix()
+	}
+	change := func(net float64) string { return schema.FormatFloat(net * st.weight) }
+	v := &script.VoteSettings{Gen: st.gen, Cutoff: schema.FormatFloat(st.cutoff.Seconds()), HistoryMillis: st.history.Milliseconds(),
+		LivePrefix: livePrefix, MinusTwo: change(-2), MinusOne: change(-1), PlusOne: change(1), PlusTwo: change(2),
+		Orders: scriptOrders(st.kept), Prefix: k.Prefix(), Kinds: st.hooked}
+	v.Args()
+	return v
+}
+
+// knownOrder refuses an unknown order, before any round trip.
+func knownOrder(o Order) error {
+	if _, ok := o.spec(); !ok {
+		return errs.Invalidf("unknown order %d", int(o))
+	}
+	return nil
+}
