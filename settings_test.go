@@ -765,8 +765,32 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 	}
 
 	// Two orders stop: their site indexes, the groups' live ones, the
-	// window's marks and the indexes' marks go; the rest stay.
-	if err := e.store.StopKeeping(ctx, voting.WithOrders(voting.ByVotes, voting.TopDay)); err != nil {
+	// window's marks and the indexes' marks go; the rest stay. A call cut
+	// short after the first step of its walk of the groups leaves the
+	// settings changed and keys behind, which the next call removes.
+	stopOrders := voting.WithOrders(voting.ByVotes, voting.TopDay)
+	if os.Getenv(redisClusterEnv) == "" {
+		cut, cancel := context.WithCancel(ctx)
+		defer cancel()
+		scans := 0
+		cs, _ := cancelStore(t, e, func(cmd string, err error) {
+			if cmd == "ZSCAN" {
+				if scans++; scans == 2 {
+					cancel()
+				}
+			}
+		})
+		if err := cs.StopKeeping(cut, stopOrders); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a StopKeeping cut short = %v", err)
+		}
+		if got := e.hash(e.key("settings:"))["orders"]; got != "best" {
+			t.Errorf("settings: orders = %q after a StopKeeping cut short, want best", got)
+		}
+		if n := len(keysWith("live:votes:", "live:top-day:")); n == 0 || n == 2*301 {
+			t.Errorf("%d live indexes of the stopped orders after one step, want some but not all", n)
+		}
+	}
+	if err := e.store.StopKeeping(ctx, stopOrders); err != nil {
 		t.Fatal(err)
 	}
 	if got := keysWith("votes:", "top-day:", "live:votes:", "live:top-day:"); len(got) != 0 {

@@ -31,7 +31,16 @@ import (
 // given a vote weight, cutoff or history time other than the namespace's
 // is refused, on every call, with an error wrapping ErrInvalid that names
 // both values, and writes nothing; a Store not given one takes the
-// namespace's.
+// namespace's. StopKeeping takes indexes out, and Rescore changes the
+// weight and cutoff, each in bounded steps.
+//
+// Articles another writer posts (the book's code, a script, an older
+// release) are noticed: the namespace counts the articles the library has
+// indexed, and a listing of an index beyond the book's two compares the
+// count with the size of the time index in its first round trip, answering
+// ErrNotIndexed while they differ (a group's live listing falls back to
+// the book's). Votes another writer casts are not noticed: run Reindex
+// after them.
 type Settings struct {
 	// Orders are the orders the namespace keeps an index for, in the order
 	// of the table: ByScore and ByTime, always, and those of WithOrders.

@@ -5,6 +5,7 @@ package voting
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/articlevote/voting/internal/errs"
@@ -50,17 +51,16 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 	if _, err := s.state(ctx); err != nil {
 		return err
 	}
-	var have Settings
+	var now Settings // what the namespace keeps once the indexes stop
 	for attempt := 1; ; attempt++ {
-		var gen string
-		if gen, have, err = s.readSettings(ctx); err != nil {
+		gen, have, err := s.readSettings(ctx)
+		if err != nil {
 			return err
 		}
-		want := without(have, stop)
-		if sameSettings(have, want) {
-			break
+		if now = without(have, stop); sameSettings(have, now) {
+			break // stopped already: a call cut short goes on removing their keys
 		}
-		st, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval()))
+		st, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, now).Eval()))
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 			break
 		}
 		if attempt == maxSettingsReads {
-			return errs.Of(errs.ErrInvalid, "the settings changed as they were written: try again")
+			return fmt.Errorf("the settings changed %d times as they were written: try again", attempt)
 		}
 	}
 	if _, err := s.reload(ctx); err != nil {
@@ -83,7 +83,7 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 	}); err != nil {
 		return err
 	}
-	return s.removeStopped(ctx, have, stop)
+	return s.removeStopped(ctx, now, stop)
 }
 
 // stopped are the indexes opts name, as a Settings of what to stop: the
@@ -139,33 +139,39 @@ func without(have, stop Settings) Settings {
 // takes.
 const stopBatch = 200
 
-// removeStopped removes the keys of the indexes of stop that the settings
-// have kept: the site's indexes of the orders and their windows' marks,
-// the groups' live indexes of those orders (or of every order, with live
-// groups stopped), karma: and each article's part, the index of links,
-// and the users' histories with the sets of deleted articles' voters whose
-// histories were still to clear.
-func (s *Store) removeStopped(ctx context.Context, have, stop Settings) error {
+// removeStopped removes the keys of the indexes of stop that the namespace
+// no longer keeps (now): the site's indexes of the orders and their
+// windows' marks, the groups' live indexes of those orders (or of every
+// order, with live groups stopped), karma: and each article's part, the
+// index of links, and the users' histories with the sets of deleted
+// articles' voters whose histories were still to clear. Each removal is
+// one that a second call repeats harmlessly, so that a call cut short is
+// finished by the next.
+func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	k := s.keys
 	var unlink []any
 	var marks []any // fields of trimmed: of windows stopped
-	var live []Order
-	for _, o := range have.Orders {
-		spec := &schema.Orders[o]
-		if slices.Contains(stop.Orders, o) {
-			unlink = append(unlink, k.Index(int(o)))
-			if f := schema.MarkField(spec, ""); f != "" {
-				marks = append(marks, f)
-			}
+	for _, o := range stop.Orders {
+		if slices.Contains(now.Orders, o) {
+			continue
 		}
-		if have.LiveGroups && (stop.LiveGroups || slices.Contains(stop.Orders, o)) {
-			live = append(live, o)
+		unlink = append(unlink, k.Index(int(o)))
+		if f := schema.MarkField(&schema.Orders[o], ""); f != "" {
+			marks = append(marks, f)
 		}
 	}
-	if have.Karma && stop.Karma {
+	var live []Order // the orders whose groups' live indexes go
+	switch {
+	case stop.LiveGroups && !now.LiveGroups:
+		live = Orders()
+	case now.LiveGroups:
+		live = slices.DeleteFunc(slices.Clone(stop.Orders), func(o Order) bool { return slices.Contains(now.Orders, o) })
+	}
+	karma := stop.Karma && !now.Karma
+	if karma {
 		unlink = append(unlink, k.Whole(schema.KarmaPart))
 	}
-	if have.UniqueLinks && stop.UniqueLinks {
+	if stop.UniqueLinks && !now.UniqueLinks {
 		unlink = append(unlink, k.Whole(schema.LinksPart), k.Whole(schema.SharesPart))
 	}
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
@@ -208,7 +214,7 @@ func (s *Store) removeStopped(ctx context.Context, have, stop Settings) error {
 			return err
 		}
 	}
-	if have.Karma && stop.Karma {
+	if karma {
 		// Each article's part of its poster's karma.
 		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", func(c rconn.Link, found []string) error {
 			cmds := make([]rconn.Command, 0, len(found)/2)
@@ -222,7 +228,7 @@ func (s *Store) removeStopped(ctx context.Context, have, stop Settings) error {
 			return err
 		}
 	}
-	if have.UserHistory > 0 && stop.UserHistory > 0 {
+	if stop.UserHistory > 0 && now.UserHistory == 0 {
 		// The users' histories, and the voter sets of deleted articles kept
 		// to clear them: keys of their own, found with SCAN (on a Redis
 		// Cluster, on the node of the namespace's slot).
