@@ -589,7 +589,7 @@ func Example_httpHandler() {
 	// Output:
 	// GET /articles?order=time&page=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":2,"pages":2}
 	// POST /articles/2/vote?user=bob&dir=up: 204
-	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none
+	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none (voting.Up, Down or None)
 	// DELETE /articles/3: 204
 	// DELETE /articles/3: 404 voting: delete article 3: article not found
 	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}

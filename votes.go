@@ -60,7 +60,7 @@ func ParseDirection(name string) (Direction, error) {
 			return d, nil
 		}
 	}
-	return 0, errs.Invalidf("unknown vote direction %q: want up, down or none", name)
+	return 0, errs.Invalidf("unknown vote direction %q: want up, down or none (voting.Up, Down or None)", name)
 }
 
 // MarshalText writes the direction's name, as String does. The zero
@@ -87,7 +87,7 @@ func (d *Direction) UnmarshalText(text []byte) error {
 func checkDirection(d Direction) error {
 	switch {
 	case d == 0:
-		return errs.Invalidf("no vote direction given: want Up, Down or None (None takes a vote back)")
+		return errs.Invalidf("no vote direction given: want Up, Down or None (in text and JSON up, down or none; None takes a vote back)")
 	case !d.valid():
 		return errs.Invalidf("unknown vote direction %d", int(d))
 	}
