@@ -142,10 +142,7 @@ func keptSince(now time.Time, history time.Duration) string {
 // error wrapping ErrInvalid if it keeps none (read afresh before it is
 // refused: another Store may have added them).
 func (s *Store) historyTime(ctx context.Context) (time.Duration, error) {
-	ns, err := s.state(ctx)
-	if err == nil && ns.history == 0 {
-		ns, err = s.reload(ctx)
-	}
+	ns, err := s.stateFor(ctx, func(st *state) bool { return st.history == 0 })
 	if err != nil {
 		return 0, err
 	}

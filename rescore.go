@@ -50,7 +50,10 @@ func (s *Store) Rescore(ctx context.Context, weight float64, cutoff time.Duratio
 		return errs.Invalidf("cutoff %v is shorter than a second", cutoff)
 	}
 	cutoff = cutoff.Truncate(time.Millisecond)
-	gen, have, err := s.changeNumbers(ctx, weight, cutoff)
+	gen, have, err := s.changeSettings(ctx, func(set Settings) Settings {
+		set.VoteWeight, set.Cutoff = weight, cutoff
+		return set
+	})
 	if err != nil {
 		return err
 	}
@@ -99,32 +102,4 @@ func (s *Store) Rescore(ctx context.Context, weight float64, cutoff time.Duratio
 		}
 		step.From = next
 	}
-}
-
-// changeNumbers sets the namespace's vote weight and cutoff, and gives the
-// generation of the settings with them, and the settings.
-func (s *Store) changeNumbers(ctx context.Context, weight float64, cutoff time.Duration) (string, Settings, error) {
-	for range maxSettingsReads {
-		gen, have, err := s.readSettings(ctx)
-		if err != nil {
-			return "", Settings{}, err
-		}
-		if gen == "" {
-			// A namespace with no settings: the Store's first call writes
-			// them, from its options.
-			if _, err := s.state(ctx); err != nil {
-				return "", Settings{}, err
-			}
-			continue
-		}
-		if have.VoteWeight == weight && have.Cutoff == cutoff {
-			return gen, have, nil
-		}
-		want := have
-		want.VoteWeight, want.Cutoff = weight, cutoff
-		if _, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval())); err != nil {
-			return "", Settings{}, err
-		}
-	}
-	return "", Settings{}, fmt.Errorf("the settings changed %d times as they were written: try again", maxSettingsReads)
 }

@@ -222,23 +222,26 @@ func (s *Store) checkOrder(ctx context.Context, o Order) (*state, *schema.OrderS
 	if err := knownOrder(o); err != nil {
 		return nil, nil, err
 	}
-	st, err := s.state(ctx)
+	st, err := s.stateFor(ctx, func(st *state) bool { return !st.keeps[o] })
 	if err != nil {
 		return nil, nil, err
 	}
 	spec, err := st.checkOrder(o)
-	if err != nil && spec == nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	if err != nil {
-		if st, err = s.reload(ctx); err != nil {
-			return nil, nil, err
-		}
-		if spec, err = st.checkOrder(o); err != nil {
-			return nil, nil, err
-		}
-	}
 	return st, spec, nil
+}
+
+// stateFor gives what the Store goes by, read afresh once if it lacks
+// what a call needs (lacks says so): another Store may have added it since
+// the Store read the settings.
+func (s *Store) stateFor(ctx context.Context, lacks func(st *state) bool) (*state, error) {
+	st, err := s.state(ctx)
+	if err == nil && lacks(st) {
+		st, err = s.reload(ctx)
+	}
+	return st, err
 }
 
 // keepsKind refuses a read of the kind of index name (schema.Indexes), what
@@ -246,10 +249,7 @@ func (s *Store) checkOrder(ctx context.Context, o Order) (*state, *schema.OrderS
 // before it is refused: another Store may have added it); option is the
 // option that adds it.
 func (s *Store) keepsKind(ctx context.Context, name, what, option string) error {
-	ns, err := s.state(ctx)
-	if err == nil && !ns.kinds[name] {
-		ns, err = s.reload(ctx)
-	}
+	ns, err := s.stateFor(ctx, func(st *state) bool { return !st.kinds[name] })
 	if err != nil {
 		return err
 	}
@@ -257,6 +257,33 @@ func (s *Store) keepsKind(ctx context.Context, name, what, option string) error 
 		return errs.Invalidf("the namespace keeps no %s: give a Store %s to add it", what, option)
 	}
 	return nil
+}
+
+// changeSettings makes the namespace's settings what change makes of
+// those it has (a namespace with none gets the Store's first, as its first
+// call writes them), written by settings.lua if they differ, and gives them
+// as they stand then, with their generation.
+func (s *Store) changeSettings(ctx context.Context, change func(have Settings) Settings) (string, Settings, error) {
+	for range maxSettingsReads {
+		gen, have, err := s.readSettings(ctx)
+		if err != nil {
+			return "", Settings{}, err
+		}
+		if gen == "" {
+			if _, err := s.reload(ctx); err != nil {
+				return "", Settings{}, err
+			}
+			continue
+		}
+		want := change(have)
+		if sameSettings(have, want) {
+			return gen, have, nil
+		}
+		if _, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval())); err != nil {
+			return "", Settings{}, err
+		}
+	}
+	return "", Settings{}, fmt.Errorf("the settings changed %d times as they were written: try again", maxSettingsReads)
 }
 
 // readSettings reads the namespace's settings and their generation ("" for

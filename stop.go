@@ -5,13 +5,11 @@ package voting
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
-	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -51,29 +49,13 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 	if _, err := s.state(ctx); err != nil {
 		return err
 	}
-	var now Settings // what the namespace keeps once the indexes stop
-	for attempt := 1; ; attempt++ {
-		gen, have, err := s.readSettings(ctx)
-		if err != nil {
-			return err
-		}
-		if now = without(have, stop); sameSettings(have, now) {
-			break // stopped already: a call cut short goes on removing their keys
-		}
-		st, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, now).Eval()))
-		if err != nil {
-			return err
-		}
-		if st == script.ReplyOK {
-			break
-		}
-		if attempt == maxSettingsReads {
-			return fmt.Errorf("the settings changed %d times as they were written: try again", attempt)
-		}
-	}
-	if _, err := s.reload(ctx); err != nil {
+	// What the namespace keeps once the indexes stop; stopped already, a
+	// call cut short goes on removing their keys.
+	gen, now, err := s.changeSettings(ctx, func(have Settings) Settings { return without(have, stop) })
+	if err != nil {
 		return err
 	}
+	s.cur.Store(makeState(s.keys, s.asked, gen, now))
 	// A run of Reindex under way builds what the settings kept before: its
 	// next step finds no progress, and its call starts a run of what is
 	// kept now.

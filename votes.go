@@ -125,35 +125,20 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	if err := checkDirection(dir); err != nil {
 		return err
 	}
-	// The hot path: writeWith's loop written out, with one closure.
-	ns, err := s.state(ctx)
-	if err != nil {
-		return err
-	}
-	var reply any
-	vote := func(c rconn.Link) error {
-		// The clock is read once the connection is had, as close as it
-		// can be to the script's run.
-		now := s.now()
-		if err := schema.CheckClock(now); err != nil {
+	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
+		err = s.rc.Session(ctx, func(c rconn.Link) error {
+			// The clock is read once the connection is had, as close as it
+			// can be to the script's run.
+			now := s.now()
+			if err := schema.CheckClock(now); err != nil {
+				return err
+			}
+			var err error
+			reply, err = c.Run(s.voteCall(ns, user, articleID, dir, now).Eval())
 			return err
-		}
-		var err error
-		reply, err = c.Run(s.voteCall(ns, user, articleID, dir, now).Eval())
-		return err
-	}
-	for attempt := 1; ; attempt++ {
-		err = s.rc.Session(ctx, vote)
-		if !unsettled(reply, err) {
-			break
-		}
-		if attempt == maxSettingsReads {
-			return fmt.Errorf("the namespace's settings changed %d times as the vote was made: try again", attempt)
-		}
-		if ns, err = s.reload(ctx); err != nil {
-			return err
-		}
-	}
+		})
+		return reply, err
+	})
 	st, err := script.ReadStatus(reply, err)
 	if err != nil {
 		return err

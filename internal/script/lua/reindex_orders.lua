@@ -96,18 +96,7 @@ for i, window in ipairs(orders.window) do
 	end
 end
 
-local walked = redis.call('ZRANGEBYSCORE', byTime, from, '+inf', 'WITHSCORES', 'LIMIT', 0, batch)
-local nextFrom = ''
-if #walked == 2 * batch then
-	local last = walked[#walked]
-	while #walked > 0 and walked[#walked] == last do
-		walked[#walked], walked[#walked - 1] = nil, nil
-	end
-	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last, 'WITHSCORES')) do
-		walked[#walked + 1] = m
-	end
-	nextFrom = '(' .. last
-end
+local walked, nextFrom = walkTimes(byTime, from, batch)
 local members = {}
 for i = 1, #walked, 2 do
 	members[#members + 1] = walked[i]

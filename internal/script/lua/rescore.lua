@@ -28,18 +28,7 @@ if unsettled then
 	return unsettled
 end
 
-local walked = redis.call('ZRANGEBYSCORE', byTime, from, '+inf', 'WITHSCORES', 'LIMIT', 0, batch)
-local nextFrom = ''
-if #walked == 2 * batch then
-	local last = walked[#walked]
-	while #walked > 0 and walked[#walked] == last do
-		walked[#walked], walked[#walked - 1] = nil, nil
-	end
-	for _, m in ipairs(redis.call('ZRANGEBYSCORE', byTime, last, last, 'WITHSCORES')) do
-		walked[#walked + 1] = m
-	end
-	nextFrom = '(' .. last
-end
+local walked, nextFrom = walkTimes(byTime, from, batch)
 
 -- Every read first; then the writes, which cannot fail.
 local moves, expiries, n = {}, {}, 0

@@ -114,17 +114,27 @@ local function release(links, shared, change)
 end
 
 
+-- taken gives the reply that refuses a link whose key the index of links
+-- names an article for ('duplicate' and the holder's id), or one naming
+-- the index if it is unsound; nil if the link is free.
+local function taken(links, key)
+	local linked, bad = try('HGET', links, key)
+	if bad then
+		return bad
+	end
+	if linked then
+		return 'duplicate ' .. holderOf(linked)
+	end
+end
+
 -- linksOnPost: a link whose key (linkKey) the index has already is
 -- refused, naming the article that holds it; else the new article e.id
 -- holds it.
 local function linksOnPost(e)
 	local links, key = e.prefix .. LINKS_PART, linkKey(e.link)
-	local linked, bad = try('HGET', links, key)
+	local bad = taken(links, key)
 	if bad then
 		return nil, bad
-	end
-	if linked then
-		return nil, 'duplicate ' .. holderOf(linked)
 	end
 	return {write = function()
 		redis.call('HSET', links, key, e.id)
@@ -142,12 +152,9 @@ local function linksOnEdit(e)
 	if newKey == oldKey then
 		return nil
 	end
-	local linked, bad = try('HGET', links, newKey)
+	local bad = taken(links, newKey)
 	if bad then
 		return nil, bad
-	end
-	if linked then
-		return nil, 'duplicate ' .. holderOf(linked)
 	end
 	local change
 	if oldKey then
