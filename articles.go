@@ -3,12 +3,13 @@ package voting
 // This file holds an article: Article, how it is posted (PostArticle),
 // edited (EditArticle) and read back, one (Article) or many in one round
 // trip (Articles, fetch, which every listing reads its page's articles
-// with, and a user's, UserArticles).
+// with).
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,20 +23,35 @@ import (
 )
 
 // An Article is one posted article as stored in its hash, with its score.
-// It encodes to JSON with lower-case names and its time in RFC 3339, so a
+// It encodes to JSON with camel-case names and its time in RFC 3339, so a
 // handler can write it as it is:
 //
 //	{"id":"7","title":"...","link":"https://...","poster":"alice",
-//	 "posted":"2026-11-22T12:00:00Z","score":1795435632,"votes":1,"downvotes":0}
+//	 "posted":"2026-11-22T12:00:00Z","points":4,"upvotes":5,"downvotes":1,
+//	 "rankingScore":1795437360,"groups":["go"]}
+//
+// Points is what a site shows beside a title. RankingScore is the book's
+// score, which orders ByScore: a time, not a count of votes.
 type Article struct {
-	ID        string    `json:"id"` // "7" for the hash article:7
-	Title     string    `json:"title"`
-	Link      string    `json:"link"`
-	Poster    string    `json:"poster"`
-	Posted    time.Time `json:"posted"` // posting time, in UTC
-	Score     float64   `json:"score"`  // Posted in Unix seconds + W x (Votes - Downvotes)
-	Votes     int64     `json:"votes"`  // up-votes, the poster's own included (the book's "votes")
-	Downvotes int64     `json:"downvotes"`
+	ID     string    `json:"id"` // "7" for the hash article:7
+	Title  string    `json:"title"`
+	Link   string    `json:"link"`
+	Poster string    `json:"poster"`
+	Posted time.Time `json:"posted"` // posting time, in UTC
+	// Points is Upvotes - Downvotes, the net votes a site shows.
+	Points int64 `json:"points"`
+	// Upvotes counts up-votes, the poster's own included (the book's
+	// "votes" field); Downvotes counts down-votes.
+	Upvotes   int64 `json:"upvotes"`
+	Downvotes int64 `json:"downvotes"`
+	// RankingScore is the book's score: Posted in Unix seconds + the vote
+	// weight x Points (432 a vote by default), so about 1.8e9 today.
+	RankingScore float64 `json:"rankingScore"`
+	// Groups are the names of the groups the article is in, sorted: filled
+	// by Article and Articles, and by List when Query.WithGroups is set;
+	// nil (and left out of JSON) otherwise. An article the book's own code
+	// posted has no record of its groups until Reindex builds one.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // An articleText is a text field of an article's hash that no index
@@ -97,7 +113,7 @@ func checkTexts(a *Article) ([]script.Text, error) {
 }
 
 // PostArticle posts an article by poster, counts the poster's up-vote, and
-// adds it to the given groups and to the poster's articles (UserArticles),
+// adds it to the given groups and to the poster's articles (Query.User),
 // all in one atomic step. It returns the new article's id. With
 // WithUniqueLinks, a link another article has is refused with an error
 // wrapping ErrDuplicate that names it, and nothing is written.
@@ -168,8 +184,8 @@ func (s *Store) postCall(ns *state, poster string, texts []script.Text, link str
 	return p.Call()
 }
 
-// Article returns one article. It returns an error wrapping ErrNotFound if
-// there is no such article.
+// Article returns one article, with its groups, in one round trip. It
+// returns an error wrapping ErrNotFound if there is no such article.
 func (s *Store) Article(ctx context.Context, articleID string) (a Article, err error) {
 	defer func() {
 		if err != nil {
@@ -188,6 +204,7 @@ func (s *Store) article(ctx context.Context, articleID string) (Article, error) 
 	cmds := []rconn.Command{
 		{Name: "HMGET", Args: append([]any{member}, articleFields...)},
 		{Name: "ZSCORE", Args: []any{s.keys.ScoreIndex(), member}},
+		{Name: "SMEMBERS", Args: []any{s.keys.GroupRecord(articleID)}},
 	}
 	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err == nil {
@@ -203,6 +220,10 @@ func (s *Store) article(ctx context.Context, articleID string) (Article, error) 
 	if !ok {
 		return Article{}, ErrNotFound
 	}
+	if a.Groups, err = redis.Strings(replies[2], nil); err != nil {
+		return Article{}, err
+	}
+	sort.Strings(a.Groups)
 	return a, nil
 }
 
@@ -242,8 +263,9 @@ func (s *Store) EditArticle(ctx context.Context, articleID, title, link string) 
 	return st.Err()
 }
 
-// Articles returns the articles of the ids, in the order given, in one
-// round trip whatever their number: each id's hash, and the scores in
+// Articles returns the articles of the ids, with their groups, in the order
+// given, in one round trip whatever their number: each id's hash and record
+// of its groups, and the scores in
 // commands of at most a thousand ids, so that no rconn.Command holds Redis for
 // long. An id with no article is left out, as is one whose stored fields
 // do not parse (which Article reports as ErrCorrupt), as listings leave
@@ -268,7 +290,7 @@ func (s *Store) Articles(ctx context.Context, ids ...string) (articles []Article
 		page[i] = []byte(s.keys.ArticleHash(id))
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		articles, _, err = s.fetch(c, page, false)
+		articles, _, err = s.fetch(c, page, false, true)
 		return err
 	})
 	return articles, err
@@ -327,18 +349,19 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 	if a.Posted, err = schema.ParseUnixSeconds(field[nTexts+3]); err != nil {
 		return unsound("field time", err)
 	}
-	if a.Score, err = strconv.ParseFloat(field[nTexts+4], 64); err != nil {
+	if a.RankingScore, err = strconv.ParseFloat(field[nTexts+4], 64); err != nil {
 		return unsound("score", err)
 	}
-	if math.IsInf(a.Score, 0) || math.IsNaN(a.Score) {
+	if math.IsInf(a.RankingScore, 0) || math.IsNaN(a.RankingScore) {
 		return unsound("score", fmt.Errorf("%q is not finite", field[nTexts+4]))
 	}
-	if a.Votes, err = schema.ParseCount(vals[nTexts+3]); err != nil {
+	if a.Upvotes, err = schema.ParseCount(vals[nTexts+3]); err != nil {
 		return unsound("field votes", err)
 	}
 	if a.Downvotes, err = schema.ParseCount(vals[nTexts+4]); err != nil {
 		return unsound("field downvotes", err)
 	}
+	a.Points = a.Upvotes - a.Downvotes
 	return a, true, nil
 }
 
@@ -350,8 +373,9 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 // not parse (a score that is not finite among them) is skipped: one bad
 // record does not break a listing, nor its encoding as JSON. gone holds the
 // members of the page whose article is gone (no hash or no score), as the
-// page gave them.
-func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Article, gone []any, err error) {
+// page gave them. With withGroups it reads each article's record of its
+// groups in the same round trip, into Article.Groups.
+func (s *Store) fetch(c rconn.Link, page []any, withScores, withGroups bool) (articles []Article, gone []any, err error) {
 	step := 1
 	if withScores {
 		step = 2
@@ -397,10 +421,18 @@ func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Art
 			cmds = append(cmds, rconn.Command{Name: "ZMSCORE", Args: args[at:len(args):len(args)]})
 		}
 	}
+	reads := len(cmds)
+	if withGroups {
+		for _, e := range entries {
+			cmds = append(cmds, rconn.Command{Name: "SMEMBERS", Args: []any{s.keys.GroupRecord(string(e.id))}})
+		}
+	}
 	replies, err := c.Pipeline(cmds)
 	if err != nil {
 		return nil, nil, err
 	}
+	groups := replies[reads:]
+	replies = replies[:reads]
 	if !withScores {
 		i := 0
 		for _, reply := range replies[len(entries):] {
@@ -422,6 +454,13 @@ func (s *Store) fetch(c rconn.Link, page []any, withScores bool) (articles []Art
 	articles = make([]Article, 0, len(entries))
 	for i, e := range entries {
 		a, ok, err := parseArticle(e.id, replies[i], e.score)
+		if ok && err == nil && withGroups {
+			a.Groups, err = redis.Strings(groups[i], nil)
+			if err != nil {
+				return nil, nil, errs.WrongType(err, s.keys.GroupRecord(a.ID), "SMEMBERS")
+			}
+			sort.Strings(a.Groups)
+		}
 		switch {
 		case ok && err == nil:
 			articles = append(articles, a)
@@ -443,56 +482,4 @@ type pageEntry struct {
 	id     []byte
 	member any
 	score  any
-}
-
-// UserArticles returns a page of the articles user has posted, newest
-// first, from the index of the user's articles that every post writes and
-// DeleteArticle takes the article out of. Pages count from 1 and hold the
-// Store's page size; a page past the end is empty. It takes two round
-// trips. Articles the book's own code posted join the index when Reindex
-// runs.
-func (s *Store) UserArticles(ctx context.Context, user string, page int) (articles []Article, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, fmt.Sprintf("articles of user %q", user))
-		}
-	}()
-	if err := checkUser(user); err != nil {
-		return nil, err
-	}
-	start, stop, past, err := s.pageBounds(page)
-	if err != nil || past {
-		return []Article{}, err
-	}
-	key := s.keys.UserPosts(user)
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		page, err := redis.Values(c.Do("ZREVRANGE", key, start, stop))
-		if err != nil {
-			return errs.WrongType(err, key, "ZREVRANGE")
-		}
-		articles, _, err = s.fetch(c, page, false)
-		return err
-	})
-	return articles, err
-}
-
-// CountUserArticles returns how many articles user has posted, the number
-// UserArticles's pages hold together, in one round trip, O(1) on the
-// server.
-func (s *Store) CountUserArticles(ctx context.Context, user string) (n int64, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, fmt.Sprintf("count the articles of user %q", user))
-		}
-	}()
-	if err := checkUser(user); err != nil {
-		return 0, err
-	}
-	key := s.keys.UserPosts(user)
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		var err error
-		n, err = redis.Int64(c.Do("ZCARD", key))
-		return errs.WrongType(err, key, "ZCARD")
-	})
-	return n, err
 }

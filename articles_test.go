@@ -173,7 +173,7 @@ func TestPostArticleKeepsLargeIdsExact(t *testing.T) {
 			t.Errorf("article:%s = %v, want the new article", tt.want, got)
 		}
 		a, err := e.store.Article(ctx, tt.want)
-		if err != nil || a.ID != tt.want || a.Title != "big" || a.Votes != 1 {
+		if err != nil || a.ID != tt.want || a.Title != "big" || a.Upvotes != 1 {
 			t.Errorf("Article(%s) = %+v, %v", tt.want, a, err)
 		}
 	}
@@ -211,9 +211,9 @@ func TestArticle(t *testing.T) {
 	}
 	want := voting.Article{
 		ID: id, Title: "read me", Link: "https://example.com/read-me", Poster: "alice",
-		Posted: start, Score: unix(start) + 432, Votes: 2, Downvotes: 1,
+		Posted: start, Points: 1, Upvotes: 2, Downvotes: 1, RankingScore: unix(start) + 432, Groups: []string{},
 	}
-	if a != want {
+	if !reflect.DeepEqual(a, want) {
 		t.Errorf("Article = %+v, want %+v", a, want)
 	}
 	if _, err := e.store.Article(ctx, "2"); !errors.Is(err, voting.ErrNotFound) {
@@ -231,7 +231,7 @@ func TestServesTheBooksData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Score != now+432 || a.Votes != 1 || a.Downvotes != 0 || a.Poster != "user:83271" {
+	if a.RankingScore != now+432 || a.Upvotes != 1 || a.Downvotes != 0 || a.Poster != "user:83271" {
 		t.Errorf("Article = %+v", a)
 	}
 	if want := time.Unix(1795305599, 330981000).UTC(); !a.Posted.Equal(want) {
@@ -324,7 +324,7 @@ func TestArticlesReadsABatch(t *testing.T) {
 		}
 	}
 	for i, a := range got {
-		if a != byID[a.ID] {
+		if !reflect.DeepEqual(a, byID[a.ID]) {
 			t.Fatalf("article %d of the batch = %+v, want %+v", i, a, byID[a.ID])
 		}
 	}
@@ -347,8 +347,8 @@ func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
 	}
 	got, err := e.store.Article(ctx, id)
 	want := voting.Article{ID: id, Title: "First, edited", Link: "https://example.com/edited", Poster: "alice",
-		Posted: start, Score: unix(start), Votes: 1, Downvotes: 1}
-	if err != nil || got != want {
+		Posted: start, Upvotes: 1, Downvotes: 1, RankingScore: unix(start), Groups: []string{"go", "redis"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Article after the edit = %+v, %v; want %+v", got, err, want)
 	}
 	before = e.dump()
@@ -382,15 +382,15 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 		e.post("bob", fmt.Sprintf("bob %d", i))
 	}
 	for page, want := range map[int][]string{1: {alice[2], alice[1]}, 2: {alice[0]}, 3: {}} {
-		got, err := e.store.UserArticles(ctx, "alice", page)
+		got, err := two(e.store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: page}}))
 		if err != nil || !reflect.DeepEqual(idsOf(got), want) {
 			t.Errorf("UserArticles(alice, %d) = %v, %v; want %v", page, idsOf(got), err, want)
 		}
 	}
-	if n, err := e.store.CountUserArticles(ctx, "alice"); n != 3 || err != nil {
+	if n, err := e.store.Count(ctx, voting.Query{User: "alice", Order: voting.ByTime}); n != 3 || err != nil {
 		t.Errorf("CountUserArticles(alice) = %d, %v; want 3", n, err)
 	}
-	if n, err := e.store.CountUserArticles(ctx, "nobody"); n != 0 || err != nil {
+	if n, err := e.store.Count(ctx, voting.Query{User: "nobody", Order: voting.ByTime}); n != 0 || err != nil {
 		t.Errorf("CountUserArticles(nobody) = %d, %v; want 0", n, err)
 	}
 	// Each entry is the article's member scored with its posting time.
@@ -401,7 +401,7 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 	if err := e.store.DeleteArticle(ctx, alice[1]); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.store.UserArticles(ctx, "alice", 1)
+	got, err := two(e.store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: 1}}))
 	if want := []string{alice[2], alice[0]}; err != nil || !reflect.DeepEqual(idsOf(got), want) {
 		t.Errorf("after deleting %s, UserArticles = %v, %v; want %v", alice[1], idsOf(got), err, want)
 	}
@@ -411,13 +411,22 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 	for _, bad := range []struct {
 		user string
 		page int
-	}{{"", 1}, {"alice", 0}, {"a\nb", 1}} {
-		if _, err := e.store.UserArticles(ctx, bad.user, bad.page); !errors.Is(err, voting.ErrInvalid) {
+	}{{"alice", -1}, {"a\nb", 1}} {
+		if _, err := two(e.store.List(ctx, voting.Query{User: bad.user, Order: voting.ByTime, Paging: voting.Paging{Page: bad.page}})); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("UserArticles(%q, %d) = %v, want ErrInvalid", bad.user, bad.page, err)
 		}
 	}
-	if _, err := e.store.CountUserArticles(ctx, ""); !errors.Is(err, voting.ErrInvalid) {
-		t.Errorf("CountUserArticles(\"\") = %v, want ErrInvalid", err)
+	for _, q := range []voting.Query{
+		{User: "a\nb", Order: voting.ByTime},
+		{User: "alice"}, // by score: a user's articles are kept by time alone
+		{User: "alice", Group: "go", Order: voting.ByTime},
+	} {
+		if _, err := e.store.Count(ctx, q); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("Count(%+v) = %v, want ErrInvalid", q, err)
+		}
+		if _, _, err := e.store.List(ctx, q); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("List(%+v) = %v, want ErrInvalid", q, err)
+		}
 	}
 	if after := e.dump(); after != before {
 		t.Errorf("bad input wrote:\n%s\nwas:\n%s", after, before)

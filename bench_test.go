@@ -334,12 +334,12 @@ func BenchmarkGetArticles(b *testing.B) {
 			// a numbered one.
 			b.Run(name+"/after", func(b *testing.B) {
 				s, trips := counted(b, e)
-				_, cursor, err := s.GetArticlesAfter(ctx, order, "")
+				_, cursor, err := s.List(ctx, voting.Query{Order: order, Paging: voting.Paging{After: ""}})
 				if err != nil {
 					b.Fatal(err)
 				}
 				measure(b, trips, func(int) error {
-					page, _, err := s.GetArticlesAfter(ctx, order, cursor)
+					page, _, err := s.List(ctx, voting.Query{Order: order, Paging: voting.Paging{After: cursor}})
 					return full(page, err)
 				})
 			})
@@ -1634,7 +1634,7 @@ func BenchmarkLifecycle(b *testing.B) {
 					}
 				}
 				measure(b, trips, func(int) error {
-					h, err := s.UserHistory(ctx, "reader", 1)
+					h, err := two(s.UserHistory(ctx, "reader", voting.Paging{Page: 1}))
 					if err == nil && len(h) != s.PageSize() {
 						err = fmt.Errorf("a history page of %d votes", len(h))
 					}
@@ -1645,11 +1645,11 @@ func BenchmarkLifecycle(b *testing.B) {
 			for _, order := range []voting.Order{voting.ByScore, voting.TopWeek} {
 				b.Run("CountArticles/"+order.String(), func(b *testing.B) {
 					s, trips := counted(b, e, all...)
-					measure(b, trips, func(int) error { _, err := s.CountArticles(ctx, order); return err })
+					measure(b, trips, func(int) error { _, err := s.Count(ctx, voting.Query{Order: order}); return err })
 				})
 				b.Run("CountGroupArticles-live/"+order.String(), func(b *testing.B) {
 					s, trips := counted(b, e, all...)
-					measure(b, trips, func(int) error { _, err := s.CountGroupArticles(ctx, "big", order); return err })
+					measure(b, trips, func(int) error { _, err := s.Count(ctx, voting.Query{Group: "big", Order: order}); return err })
 				})
 			}
 		}

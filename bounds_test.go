@@ -134,7 +134,7 @@ func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a post in %d groups: %v", len(groups), err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
+	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
 		t.Errorf("ArticleGroups = %v, %v; want %v", got, err, sorted)
 	}
 	if err := e.store.RemoveFromGroups(ctx, id, groups...); err != nil {
@@ -143,7 +143,7 @@ func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
 	if err := e.store.AddToGroups(ctx, id, groups...); err != nil {
 		t.Fatalf("AddToGroups of %d groups: %v", len(groups), err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
+	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
 		t.Errorf("ArticleGroups after the round = %v, %v; want %v", got, err, sorted)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -168,7 +168,7 @@ func TestAddToGroupsPastMaxGroupsInAllWritesNothing(t *testing.T) {
 	if err := e.store.AddToGroups(ctx, id, groups[0], groups[voting.MaxGroups-1]); err != nil {
 		t.Errorf("AddToGroups up to MaxGroups in all: %v", err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, id); err != nil || len(got) != voting.MaxGroups {
+	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || len(got) != voting.MaxGroups {
 		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -183,7 +183,7 @@ func TestAGroupNamedTwiceCountsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PostArticle naming each of %d groups twice: %v", voting.MaxGroups, err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, id); err != nil || len(got) != voting.MaxGroups {
+	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || len(got) != voting.MaxGroups {
 		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	if err := e.store.RemoveFromGroups(ctx, id, "g1", "g1"); err != nil {
@@ -221,7 +221,7 @@ func TestCallsOneGroupPastMaxGroupsWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a post of %d names, %d of them distinct: %v", len(repeated), voting.MaxGroups, err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, other); err != nil || len(got) != voting.MaxGroups {
+	if got, err := groupsOf(e.store.Article(ctx, other)); err != nil || len(got) != voting.MaxGroups {
 		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)

@@ -106,7 +106,7 @@ func TestPrefixWithAnEmptyHashTagIsNoTag(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New through a cluster client with prefix {news}: %v", err)
 	}
-	if _, err := s.CountArticles(ctx, voting.ByScore); err != nil {
+	if _, err := s.Count(ctx, voting.Query{Order: voting.ByScore}); err != nil {
 		t.Fatal(err)
 	}
 	if len(bound) == 0 || bound[len(bound)-1] != "{news}:article:" {
@@ -137,7 +137,7 @@ func TestClusterNamespacesSpreadOverNodes(t *testing.T) {
 			func() ([]voting.Article, error) { return s.GetGroupArticles(ctx, "news", 1, voting.ByTime) },
 		} {
 			articles, err := list()
-			if err != nil || len(articles) != 1 || articles[0].Votes != 2 {
+			if err != nil || len(articles) != 1 || articles[0].Upvotes != 2 {
 				t.Fatalf("%s: listing = %+v, %v", prefix, articles, err)
 			}
 		}

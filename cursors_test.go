@@ -28,9 +28,9 @@ func walk(t *testing.T, s *voting.Store, group string, order voting.Order, betwe
 		var got []voting.Article
 		var err error
 		if group == "" {
-			got, cursor, err = s.GetArticlesAfter(ctx, order, cursor)
+			got, cursor, err = s.List(ctx, voting.Query{Order: order, Paging: voting.Paging{After: cursor}})
 		} else {
-			got, cursor, err = s.GetGroupArticlesAfter(ctx, group, order, cursor)
+			got, cursor, err = s.List(ctx, voting.Query{Group: group, Order: order, Paging: voting.Paging{After: cursor}})
 		}
 		if err != nil {
 			t.Fatalf("%q by %v, page %d: %v", group, order, page, err)
@@ -74,7 +74,7 @@ func TestCursorWalkIsTheListing(t *testing.T) {
 				ids = append(ids, s.post("poster", []string{"g"}[:i%2]...))
 				s.randomVotes(rng, e.store, ids, 2)
 			}
-			for _, o := range e.store.Orders() {
+			for _, o := range voting.View(e.store).Orders {
 				for _, g := range []string{"", "g"} {
 					got, cursors := walk(t, e.store, g, o, nil)
 					if want := idsOf(listAll(t, e.store, g, o)); !slices.Equal(got, want) {
@@ -97,27 +97,48 @@ func TestCursorOfAnotherListingIsRefused(t *testing.T) {
 	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithPageSize(1))
 	e.post("alice", "one", "g", "h")
 	e.post("bob", "two", "g", "h")
-	_, site, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "")
+	_, site, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: ""}})
 	if err != nil || site == "" {
 		t.Fatalf("first page: %q, %v", site, err)
 	}
-	_, inG, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, "")
+	_, inG, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: ""}})
 	if err != nil || inG == "" {
 		t.Fatalf("first page of g: %q, %v", inG, err)
 	}
 	before := e.dump()
 	for what, call := range map[string]func() error{
-		"garbage": func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "not a cursor!"); return err },
-		"base64 of garbage": func() error {
-			_, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, "aGVsbG8")
+		"garbage": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: "not a cursor!"}})
 			return err
 		},
-		"another order's":         func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByVotes, site); return err },
-		"the site's, for a group": func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, site); return err },
-		"another group's":         func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "h", voting.ByScore, inG); return err },
-		"a group's, for the site": func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, inG); return err },
-		"an order not kept":       func() error { _, _, err := e.store.GetArticlesAfter(ctx, voting.TopDay, ""); return err },
-		"a bad group":             func() error { _, _, err := e.store.GetGroupArticlesAfter(ctx, "a b", voting.ByScore, ""); return err },
+		"base64 of garbage": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: "aGVsbG8"}})
+			return err
+		},
+		"another order's": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.ByVotes, Paging: voting.Paging{After: site}})
+			return err
+		},
+		"the site's, for a group": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: site}})
+			return err
+		},
+		"another group's": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Group: "h", Order: voting.ByScore, Paging: voting.Paging{After: inG}})
+			return err
+		},
+		"a group's, for the site": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: inG}})
+			return err
+		},
+		"an order not kept": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.TopDay, Paging: voting.Paging{After: ""}})
+			return err
+		},
+		"a bad group": func() error {
+			_, _, err := e.store.List(ctx, voting.Query{Group: "a b", Order: voting.ByScore, Paging: voting.Paging{After: ""}})
+			return err
+		},
 	} {
 		if err := call(); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("%s cursor: %v, want ErrInvalid", what, err)
@@ -152,7 +173,7 @@ func TestCursorWalkUnderWrites(t *testing.T) {
 				s.randomVotes(rng, e.store, ids, 2)
 			}
 			deleted := map[string]bool{}
-			for _, o := range e.store.Orders() {
+			for _, o := range voting.View(e.store).Orders {
 				for _, g := range []string{"", "g"} {
 					// The articles the listing holds at the start.
 					there := map[string]bool{}
@@ -219,22 +240,22 @@ func TestCursorAfterIsThePagesCursor(t *testing.T) {
 		var next string
 		var err error
 		if group == "" {
-			page, next, err = e.store.GetArticlesAfter(ctx, voting.ByHot, "")
+			page, next, err = e.store.List(ctx, voting.Query{Order: voting.ByHot, Paging: voting.Paging{After: ""}})
 		} else {
-			page, next, err = e.store.GetGroupArticlesAfter(ctx, group, voting.ByHot, "")
+			page, next, err = e.store.List(ctx, voting.Query{Group: group, Order: voting.ByHot, Paging: voting.Paging{After: ""}})
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := e.store.CursorAfter(ctx, voting.ByHot, group, page[len(page)-1].ID)
+		got, err := e.store.Cursor(ctx, page[len(page)-1].ID, voting.Query{Order: voting.ByHot, Group: group})
 		if err != nil || got != next {
 			t.Errorf("group %q: CursorAfter = %q, %v; want the page's %q", group, got, err, next)
 		}
 	}
-	if _, err := e.store.CursorAfter(ctx, voting.ByHot, "", "99"); !errors.Is(err, voting.ErrNotFound) {
+	if _, err := e.store.Cursor(ctx, "99", voting.Query{Order: voting.ByHot, Group: ""}); !errors.Is(err, voting.ErrNotFound) {
 		t.Errorf("CursorAfter of no article = %v, want ErrNotFound", err)
 	}
-	if _, err := e.store.CursorAfter(ctx, voting.ByVotes, "", "1"); !errors.Is(err, voting.ErrInvalid) {
+	if _, err := e.store.Cursor(ctx, "1", voting.Query{Order: voting.ByVotes, Group: ""}); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("CursorAfter of an order not kept = %v, want ErrInvalid", err)
 	}
 }
@@ -260,11 +281,11 @@ func TestCursorAfterOnACachedGroupListing(t *testing.T) {
 			for v := range 5 {
 				e.vote(fmt.Sprintf("voter%d", v), "7", dir)
 			}
-			cursor, err := e.store.CursorAfter(ctx, voting.ByScore, "g", "7")
+			cursor, err := e.store.Cursor(ctx, "7", voting.Query{Order: voting.ByScore, Group: "g"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			next, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, cursor)
+			next, _, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: cursor}})
 			if err != nil || strings.Join(idsOf(next), " ") != "6 5 4" {
 				t.Errorf("the page after 7, %d votes %v later = %v, %v; want the cached page 2, [6 5 4]", 5, dir, idsOf(next), err)
 			}
@@ -300,11 +321,11 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 			before := e.dump()
 			for _, value := range refused {
 				site := voting.Cursor(voting.ByScore, "", value, "1")
-				if _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, site); !errors.Is(err, voting.ErrInvalid) {
+				if _, _, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: site}}); !errors.Is(err, voting.ErrInvalid) {
 					t.Errorf("site cursor of value %.40q: %v, want ErrInvalid", value, err)
 				}
 				group := voting.Cursor(voting.ByScore, "g", value, "1")
-				if _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, group); !errors.Is(err, voting.ErrInvalid) {
+				if _, _, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: group}}); !errors.Is(err, voting.ErrInvalid) {
 					t.Errorf("group cursor of value %.40q: %v, want ErrInvalid", value, err)
 				}
 			}
@@ -314,11 +335,11 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 			for _, value := range []string{"1795306032", "1795306032.5", "-3", "0", "-0", "1.0000000000000001e-05",
 				"1e-310", "2.5E+09", "0.00001"} {
 				site := voting.Cursor(voting.ByScore, "", value, "1")
-				if _, _, err := e.store.GetArticlesAfter(ctx, voting.ByScore, site); err != nil {
+				if _, _, err := e.store.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: site}}); err != nil {
 					t.Errorf("site cursor of value %q: %v", value, err)
 				}
 				group := voting.Cursor(voting.ByScore, "g", value, "1")
-				if _, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, group); err != nil {
+				if _, _, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: group}}); err != nil {
 					t.Errorf("group cursor of value %q: %v", value, err)
 				}
 			}
@@ -353,17 +374,17 @@ func TestCursorAfterAnArticleThatLeftTheCache(t *testing.T) {
 	if err := e.store.RemoveFromGroups(ctx, ids[1], "g"); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := e.store.CursorAfter(ctx, voting.ByScore, "g", ids[1]); !errors.Is(err, voting.ErrNotFound) {
+	if c, err := e.store.Cursor(ctx, ids[1], voting.Query{Order: voting.ByScore, Group: "g"}); !errors.Is(err, voting.ErrNotFound) {
 		t.Errorf("CursorAfter of an article that left the cached listing = %q, %v; want ErrNotFound", c, err)
 	}
 	// The cache gone, the cursor comes from the site's index, whose values
 	// the next page's cache takes.
 	e.do("DEL", e.key("score:g"))
-	cursor, err := e.store.CursorAfter(ctx, voting.ByScore, "g", ids[2])
+	cursor, err := e.store.Cursor(ctx, ids[2], voting.Query{Order: voting.ByScore, Group: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _, err := e.store.GetGroupArticlesAfter(ctx, "g", voting.ByScore, cursor)
+	more, _, err := e.store.List(ctx, voting.Query{Group: "g", Order: voting.ByScore, Paging: voting.Paging{After: cursor}})
 	if err != nil || strings.Join(idsOf(more), " ") != ids[3]+" "+ids[4] {
 		t.Errorf("the page after %s once the cache is gone = %v, %v; want [%s %s]", ids[2], idsOf(more), err, ids[3], ids[4])
 	}

@@ -21,7 +21,7 @@ import (
 // and no posting time. The step's work grows with the article's groups, of
 // which there are at most MaxGroups. The groups it leaves are one smaller
 // in Groups, and one it leaves empty is gone from it. It leaves its
-// poster's articles (UserArticles) and takes its part out of the poster's
+// poster's articles (Query.User) and takes its part out of the poster's
 // karma (WithKarma), and its link out of the index of links
 // (WithUniqueLinks), where the namespace keeps them.
 //

@@ -44,7 +44,7 @@ func TestDeleteLeavesTheKeySpaceAsBeforeThePost(t *testing.T) {
 			e := newEnv(t, c.opts...)
 			groups := []string{"go", "redis", "lua"}
 			listEverything := func() {
-				for _, o := range e.store.Orders() {
+				for _, o := range voting.View(e.store).Orders {
 					listAll(t, e.store, "", o)
 					for _, g := range groups {
 						if _, err := e.store.GetGroupArticles(ctx, g, 1, o); err != nil && !errors.Is(err, voting.ErrInvalid) {
@@ -110,26 +110,26 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 	if err := e.store.AddToGroups(ctx, id, "go"); !errors.Is(err, voting.ErrNotFound) {
 		t.Errorf("AddToGroups: %v, want ErrNotFound", err)
 	}
-	if _, err := e.store.ArticleGroups(ctx, id); !errors.Is(err, voting.ErrNotFound) {
+	if _, err := groupsOf(e.store.Article(ctx, id)); !errors.Is(err, voting.ErrNotFound) {
 		t.Errorf("ArticleGroups: %v, want ErrNotFound", err)
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		for _, g := range []string{"", "go"} {
 			if got := idsOf(listAll(t, e.store, g, o)); fmt.Sprint(got) != "["+keep+"]" {
 				t.Errorf("group %q by %v lists %v, want [%s]", g, o, got, keep)
 			}
 		}
-		if n, err := e.store.CountArticles(ctx, o); err != nil || n != 1 {
+		if n, err := e.store.Count(ctx, voting.Query{Order: o}); err != nil || n != 1 {
 			t.Errorf("CountArticles(%v) = %d, %v; want 1", o, n, err)
 		}
-		if n, err := e.store.CountGroupArticles(ctx, "go", o); err != nil || n != 1 {
+		if n, err := e.store.Count(ctx, voting.Query{Group: "go", Order: o}); err != nil || n != 1 {
 			t.Errorf("CountGroupArticles(go, %v) = %d, %v; want 1", o, n, err)
 		}
 	}
 	if dirs, err := e.store.UserVotes(ctx, "carol", id); err != nil || dirs[0] != voting.None {
 		t.Errorf("UserVotes = %v, %v; want [none]", dirs, err)
 	}
-	if h, err := e.store.UserHistory(ctx, "carol", 1); err != nil || len(h) != 0 {
+	if h, err := two(e.store.UserHistory(ctx, "carol", voting.Paging{Page: 1})); err != nil || len(h) != 0 {
 		t.Errorf("UserHistory = %v, %v; want none", h, err)
 	}
 	if next := e.post("dave", "next"); next == id {
@@ -209,7 +209,7 @@ func TestConcurrentVotesAndDeletes(t *testing.T) {
 				case g == 1 && i%3 == 0:
 					err = e.store.AddToGroups(ctx, id, groups[rng.Intn(2)])
 				case g == 2 && i%3 == 0:
-					_, err = e.store.UserHistory(ctx, fmt.Sprintf("user%d", rng.Intn(4)), 1)
+					_, err = two(e.store.UserHistory(ctx, fmt.Sprintf("user%d", rng.Intn(4)), voting.Paging{Page: 1}))
 				default:
 					dir := []voting.Direction{voting.Up, voting.Down, voting.None}[rng.Intn(3)]
 					err = e.store.Vote(ctx, fmt.Sprintf("user%d", rng.Intn(4)), id, dir)

@@ -542,3 +542,9 @@ func (e *env) with(opts ...voting.Option) *voting.Store {
 	}
 	return s
 }
+
+// two drops a page's next cursor, for a test of numbered pages.
+func two[T any](v T, _ string, err error) (T, error) { return v, err }
+
+// groupsOf is an article's groups, as Article reads them.
+func groupsOf(a voting.Article, err error) ([]string, error) { return a.Groups, err }

@@ -50,16 +50,19 @@ func TestErrorsNameThePackageAndTheOperationOnce(t *testing.T) {
 			voting.ErrCorrupt, "voting: article 9: corrupt data: field time"},
 		{func() error { _, err := e.store.GetArticles(ctx, 1, voting.TopDay); return err },
 			voting.ErrInvalid, "voting: list articles by top-day: invalid input: order top-day is not kept"},
-		{func() error { _, err := e.store.CountGroupArticles(ctx, "a b", voting.ByScore); return err },
+		{func() error {
+			_, err := e.store.Count(ctx, voting.Query{Group: "a b", Order: voting.ByScore})
+			return err
+		},
 			voting.ErrInvalid, "voting: count group a b by score: invalid input"},
 		{func() error { return e.store.AddToGroups(ctx, id) },
 			voting.ErrInvalid, "voting: add article " + id + " to groups: invalid input: no groups given"},
 		{func() error { return e.store.DeleteArticle(ctx, "77") },
 			voting.ErrNotFound, "voting: delete article 77: article not found"},
-		{func() error { _, err := e.store.UserHistory(ctx, "bob", 1); return err },
+		{func() error { _, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); return err },
 			voting.ErrInvalid, `voting: history of user "bob": invalid input`},
-		{func() error { _, err := history.UserHistory(ctx, "bob", 0); return err },
-			voting.ErrInvalid, `voting: history of user "bob": invalid input: page 0`},
+		{func() error { _, err := two(history.UserHistory(ctx, "bob", voting.Paging{Page: -1})); return err },
+			voting.ErrInvalid, `voting: history of user "bob": invalid input: page -1`},
 		{func() error {
 			e.do("SET", e.key("votes:"), "x")
 			defer e.do("DEL", e.key("votes:"))

@@ -78,10 +78,6 @@ func Example_quickStart() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	news, err := store.GetGroupArticles(ctx, "redis", 1, voting.ByTime) // a topic, newest first
-	if err != nil {
-		log.Fatal(err)
-	}
 	ids := make([]string, len(page))
 	for i, a := range page {
 		ids[i] = a.ID
@@ -91,14 +87,23 @@ func Example_quickStart() {
 		log.Fatal(err)
 	}
 	for i, a := range page {
-		fmt.Printf("%s. %s (%s), %d votes, bob: %v\n", a.ID, a.Title, a.Link, a.Votes, arrows[i])
+		fmt.Printf("%d. %s (%s), %d points, bob: %v\n", i+1, a.Title, a.Link, a.Points, arrows[i])
+	}
+	// Any listing: the site's, a group's or a user's, in any order kept,
+	// a page by number or after a cursor, of any size, with the groups.
+	news, next, err := store.List(ctx, voting.Query{Group: "redis", Order: voting.ByTime, WithGroups: true,
+		Paging: voting.Paging{Size: 10}})
+	if err != nil {
+		log.Fatal(err)
 	}
 	for _, a := range news {
-		fmt.Printf("in redis: %s by %s\n", a.Title, a.Poster)
+		fmt.Printf("in redis: %s by %s, in %v\n", a.Title, a.Poster, a.Groups)
 	}
+	fmt.Printf("more: %t\n", next != "")
 	// Output:
-	// 1. Redis in Action (https://redis.io/ebook), 2 votes, bob: up
-	// in redis: Redis in Action by alice
+	// 1. Redis in Action (https://redis.io/ebook), 2 points, bob: up
+	// in redis: Redis in Action by alice, in [books redis]
+	// more: false
 }
 
 // A Store over a redigo pool, with the book's numbers except a page of 10
@@ -162,16 +167,16 @@ func ExampleStore_GetArticles() {
 		}
 		fmt.Println("by", order)
 		for _, a := range page {
-			fmt.Printf("  %s %-16s score %.0f, %d votes\n", a.ID, a.Title, a.Score, a.Votes)
+			fmt.Printf("  %s %-16s %2d points, ranking score %.0f\n", a.ID, a.Title, a.Points, a.RankingScore)
 		}
 	}
 	// Output:
 	// by score
-	//   1 Redis in Action  score 1795353120, 10 votes
-	//   2 Go 1.26 is out   score 1795352832, 1 votes
+	//   1 Redis in Action  10 points, ranking score 1795353120
+	//   2 Go 1.26 is out    1 points, ranking score 1795352832
 	// by time
-	//   2 Go 1.26 is out   score 1795352832, 1 votes
-	//   1 Redis in Action  score 1795353120, 10 votes
+	//   2 Go 1.26 is out    1 points, ranking score 1795352832
+	//   1 Redis in Action  10 points, ranking score 1795353120
 }
 
 // Down-votes take the weight off; switching moves twice the weight; None
@@ -194,7 +199,7 @@ func ExampleStore_Vote() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%-10s up %d, down %d, score %.0f, bob: %v\n", what, a.Votes, a.Downvotes, a.Score, dirs[0])
+		fmt.Printf("%-10s up %d, down %d, score %.0f, bob: %v\n", what, a.Upvotes, a.Downvotes, a.RankingScore, dirs[0])
 	}
 	show("posted")
 	for _, step := range []struct {
@@ -306,7 +311,7 @@ func ExampleWithOrders() {
 		}
 		fmt.Println(order)
 		for _, a := range page {
-			fmt.Printf("  %-20s %+d\n", a.Title, a.Votes-a.Downvotes)
+			fmt.Printf("  %-20s %+d\n", a.Title, a.Points)
 		}
 	}
 	// Output:
@@ -385,7 +390,7 @@ func ExampleWithLiveGroups() {
 		log.Fatal(err)
 	}
 	for _, a := range page {
-		fmt.Printf("%-14s %d votes\n", a.Title, a.Votes)
+		fmt.Printf("%-14s %d votes\n", a.Title, a.Upvotes)
 	}
 	// Output:
 	// Redis streams  3 votes
@@ -417,10 +422,10 @@ func ExampleStore_Settings() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := plain.GetArticles(ctx, 1, voting.ByHot); err != nil {
+	if set, err = plain.Settings(ctx); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(plain.Orders())
+	fmt.Println(set.Orders)
 	heavy, err := voting.New(pool, voting.WithVoteWeight(1000))
 	if err != nil {
 		log.Fatal(err)
@@ -487,8 +492,10 @@ func Example_redisCluster() {
 
 // A small HTTP service on a Store: each endpoint is one method, errors map
 // to statuses with errors.Is, the order comes from the query through
-// ParseOrder, the page count from CountArticles, and articles are encoded
-// as JSON directly.
+// One handler for every listing: the query string names the order, the
+// group or user, and the page (by number or cursor) and its size; ParseOrder
+// reads the order, Count gives the page count, and articles are encoded as
+// JSON directly.
 func Example_httpHandler() {
 	store, _, stop := exampleStore(voting.WithPageSize(2), voting.WithOrders(voting.ByHot))
 	defer stop()
@@ -517,33 +524,39 @@ func Example_httpHandler() {
 		return http.StatusInternalServerError
 	}
 	mux := http.NewServeMux()
-	// GET /articles?order=time&page=2; no order is the default, by score.
+	// GET /articles?order=time&group=go&page=2&size=10, or after=CURSOR in
+	// place of page; no order is the default, by score.
 	mux.HandleFunc("GET /articles", func(w http.ResponseWriter, r *http.Request) {
-		order := voting.ByScore
+		q := voting.Query{Group: r.FormValue("group"), User: r.FormValue("user"), Paging: voting.Paging{After: r.FormValue("after")}}
+		var err error
 		if name := r.FormValue("order"); name != "" {
-			var err error
-			if order, err = voting.ParseOrder(name); err != nil {
-				http.Error(w, err.Error(), status(err))
-				return
+			q.Order, err = voting.ParseOrder(name)
+		}
+		for _, v := range []struct {
+			name string
+			to   *int
+		}{{"page", &q.Page}, {"size", &q.Size}} {
+			if text := r.FormValue(v.name); text != "" && err == nil {
+				if *v.to, err = strconv.Atoi(text); err != nil {
+					err = fmt.Errorf("%s %q: %w", v.name, text, voting.ErrInvalid)
+				}
 			}
 		}
-		page, err := strconv.Atoi(r.FormValue("page"))
-		if err != nil {
-			page = 1
+		var articles []voting.Article
+		var next string
+		if err == nil {
+			articles, next, err = store.List(r.Context(), q)
 		}
-		articles, err := store.GetArticles(r.Context(), page, order)
+		var n int64
+		if err == nil {
+			n, err = store.Count(r.Context(), q)
+		}
 		if err != nil {
 			http.Error(w, err.Error(), status(err))
 			return
 		}
-		n, err := store.CountArticles(r.Context(), order)
-		if err != nil {
-			http.Error(w, err.Error(), status(err))
-			return
-		}
-		size := int64(store.PageSize())
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"page": page, "pages": (n + size - 1) / size, "articles": articles})
+		json.NewEncoder(w).Encode(map[string]any{"articles": articles, "count": n, "next": next})
 	})
 	// POST /articles/7/vote with user=bob&dir=up
 	mux.HandleFunc("POST /articles/{id}/vote", func(w http.ResponseWriter, r *http.Request) {
@@ -572,14 +585,15 @@ func Example_httpHandler() {
 	cancel()
 	gone = gone.WithContext(cancelled)
 	for _, req := range []*http.Request{
-		httptest.NewRequest("GET", "/articles?order=time&page=2", nil),
+		httptest.NewRequest("GET", "/articles?order=time&page=2&size=2", nil),
 		httptest.NewRequest("POST", "/articles/2/vote?user=bob&dir=up", nil),
 		httptest.NewRequest("POST", "/articles/2/vote?user=bob&dir=sideways", nil),
 		httptest.NewRequest("DELETE", "/articles/3", nil),
 		httptest.NewRequest("DELETE", "/articles/3", nil),
 		httptest.NewRequest("GET", "/articles?order=hot", nil),
-		httptest.NewRequest("GET", "/articles", nil),
+		httptest.NewRequest("GET", "/articles?size=1", nil),
 		httptest.NewRequest("GET", "/articles?order=sideways", nil),
+		httptest.NewRequest("GET", "/articles?page=2&after=abc", nil),
 		gone,
 	} {
 		rec := httptest.NewRecorder()
@@ -587,14 +601,15 @@ func Example_httpHandler() {
 		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s %s: %d %s", req.Method, req.URL, rec.Code, rec.Body)))
 	}
 	// Output:
-	// GET /articles?order=time&page=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":2,"pages":2}
+	// GET /articles?order=time&page=2&size=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232}],"count":3,"next":""}
 	// POST /articles/2/vote?user=bob&dir=up: 204
 	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none (voting.Up, Down or None)
 	// DELETE /articles/3: 204
 	// DELETE /articles/3: 404 voting: delete article 3: article not found
-	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
-	// GET /articles: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349664,"votes":2,"downvotes":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","score":1795349232,"votes":1,"downvotes":0}],"page":1,"pages":1}
+	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232}],"count":2,"next":""}
+	// GET /articles?size=1: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664}],"count":2,"next":"MQpzY29yZQoKMTc5NTM0OTY2NAoy"}
 	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year, hot, best
+	// GET /articles?page=2&after=abc: 400 voting: list articles by score: invalid input: page 2 and a cursor: give one or the other
 	// GET /articles?page=1: 499 voting: list articles by score: context canceled
 }
 
@@ -614,7 +629,7 @@ func Example_cursorHandler() {
 	mux := http.NewServeMux()
 	// GET /hot?after=CURSOR
 	mux.HandleFunc("GET /hot", func(w http.ResponseWriter, r *http.Request) {
-		articles, next, err := store.GetArticlesAfter(r.Context(), voting.ByHot, r.FormValue("after"))
+		articles, next, err := store.List(r.Context(), voting.Query{Order: voting.ByHot, Paging: voting.Paging{After: r.FormValue("after")}})
 		if errors.Is(err, voting.ErrInvalid) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -691,7 +706,7 @@ func ExampleStore_UserHistory() {
 	if err := store.Vote(ctx, "bob", ids[2], voting.None); err != nil { // taken back
 		log.Fatal(err)
 	}
-	history, err := store.UserHistory(ctx, "bob", 1)
+	history, _, err := store.UserHistory(ctx, "bob", voting.Paging{Page: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -705,7 +720,7 @@ func ExampleStore_UserHistory() {
 
 // A user's articles, newest first, for a profile page: every post joins
 // its poster's list, and a deletion leaves it.
-func ExampleStore_UserArticles() {
+func ExampleQuery_user() {
 	store, advance, stop := exampleStore()
 	defer stop()
 	ctx := context.Background()
@@ -725,11 +740,11 @@ func ExampleStore_UserArticles() {
 		log.Fatal(err)
 	}
 
-	articles, err := store.UserArticles(ctx, "alice", 1)
+	articles, _, err := store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, err := store.CountUserArticles(ctx, "alice")
+	n, err := store.Count(ctx, voting.Query{User: "alice", Order: voting.ByTime})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -777,13 +792,13 @@ func ExampleStore_Karma() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%q: up %d, down %d\n", a.Title, a.Votes, a.Downvotes)
+	fmt.Printf("%q: up %d, down %d\n", a.Title, a.Upvotes, a.Downvotes)
 	karma, err := store.Karma(ctx, "alice")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("alice's karma:", karma)
-	top, err := store.TopPosters(ctx, 1)
+	top, _, err := store.TopPosters(ctx, voting.Paging{Size: 10})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -21,8 +21,12 @@ func SetHistoryBatch(s *Store, n int) { s.historyBatch = n }
 // Cursor is the cursor of the point (value, id) in group's listing by
 // order ("" for the site's), as a page ending there gives it.
 func Cursor(o Order, group, value, id string) string {
-	return makeCursor(o, group, point{value, id})
+	return makeCursor(o.String(), group, point{value, id})
 }
+
+// View is the namespace's settings as s last read them, or before its
+// first call those its options ask for, with no round trip.
+func View(s *Store) Settings { return s.view() }
 
 // LinkKey is a link's field in the index of links.
 func LinkKey(link string) string { return schema.LinkKey(link) }

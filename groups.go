@@ -6,7 +6,6 @@ package voting
 
 import (
 	"context"
-	"sort"
 	"strconv"
 	"time"
 
@@ -122,43 +121,6 @@ func checkGroupChange(articleID string, groups []string) ([]string, error) {
 	return distinctGroups(groups)
 }
 
-// ArticleGroups returns the names of the groups an article is in, sorted,
-// from the article's record of its groups, in one round trip. It returns an
-// error wrapping ErrNotFound, as Article does, if there is no such article.
-// An article written by the book's own code has no record (the book keeps
-// only the groups' sets) until Reindex builds one, and gives none.
-func (s *Store) ArticleGroups(ctx context.Context, articleID string) (groups []string, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "groups of article "+idText(articleID))
-		}
-	}()
-	if err := checkID(articleID); err != nil {
-		return nil, err
-	}
-	member := s.keys.ArticleHash(articleID)
-	cmds := []rconn.Command{
-		{Name: "HGET", Args: []any{member, "time"}},
-		{Name: "ZSCORE", Args: []any{s.keys.ScoreIndex(), member}},
-		{Name: "SMEMBERS", Args: []any{s.keys.GroupRecord(articleID)}},
-	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if replies[0] == nil || replies[1] == nil {
-		return nil, ErrNotFound
-	}
-	if groups, err = redis.Strings(replies[2], nil); err != nil {
-		return nil, err
-	}
-	sort.Strings(groups)
-	return groups, nil
-}
-
 // A GroupSize is a group and how many articles it holds (Groups).
 type GroupSize struct {
 	Name     string `json:"name"`
@@ -168,37 +130,40 @@ type GroupSize struct {
 // Groups returns a page of the namespace's groups that hold an article,
 // the largest first (ties in reverse order of name), each with its number
 // of articles, for a sidebar: kept exact, in the same atomic step, by every
-// post, group change and deletion. Pages count from 1 and hold the Store's
-// page size; a page past the end is empty. It takes one round trip,
-// O(log n + page size) on the server. Groups the book's own code filled
-// are counted when Reindex runs.
-func (s *Store) Groups(ctx context.Context, page int) (groups []GroupSize, err error) {
+// post, group change and deletion. A group that empties leaves the list.
+// It pages as Paging says, and gives next for a page read by cursor. It
+// takes one round trip, O(log n + page size) on the server. Groups the
+// book's own code filled are counted when Reindex runs.
+func (s *Store) Groups(ctx context.Context, p Paging) (groups []GroupSize, next string, err error) {
 	defer func() {
 		if err != nil {
 			err = failed(err, "list groups")
 		}
 	}()
-	start, stop, past, err := s.pageBounds(page)
-	if err != nil || past {
-		return []GroupSize{}, err
+	w, err := s.paging(p, groupsList, "")
+	if err != nil || w.past {
+		return []GroupSize{}, "", err
 	}
-	key := s.keys.GroupSizes()
+	l := plainListing(s.keys.GroupSizes())
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		reply, err := redis.Strings(c.Do("ZREVRANGE", key, start, stop, "WITHSCORES"))
+		var page []any
+		page, next, err = s.entries(c, l, w, groupsList, "", nil)
 		if err != nil {
-			return errs.WrongType(err, key, "ZREVRANGE")
+			return err
 		}
-		groups = make([]GroupSize, 0, len(reply)/2)
-		for i := 0; i+1 < len(reply); i += 2 {
-			n, err := strconv.ParseInt(reply[i+1], 10, 64)
+		groups = make([]GroupSize, 0, len(page)/2)
+		for i := 0; i+1 < len(page); i += 2 {
+			name, _ := page[i].([]byte)
+			value, _ := page[i+1].([]byte)
+			n, err := strconv.ParseInt(string(value), 10, 64)
 			if err != nil {
-				return errs.Corruptf("%s gives group %q the size %q", key, reply[i], reply[i+1])
+				return errs.Corruptf("%s gives group %q the size %q", l.index, name, value)
 			}
-			groups = append(groups, GroupSize{Name: reply[i], Articles: n})
+			groups = append(groups, GroupSize{Name: string(name), Articles: n})
 		}
 		return nil
 	})
-	return groups, err
+	return groups, next, err
 }
 
 // CountGroups returns how many groups hold an article, the number Groups's

@@ -103,7 +103,7 @@ func TestArticleGroups(t *testing.T) {
 	lone := e.post("bob", "alone")
 	check := func(id string, want ...string) {
 		t.Helper()
-		got, err := e.store.ArticleGroups(ctx, id)
+		got, err := groupsOf(e.store.Article(ctx, id))
 		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") || got == nil {
 			t.Errorf("ArticleGroups(%s) = %q, %v; want %q", id, got, err, want)
 		}
@@ -125,10 +125,10 @@ func TestArticleGroups(t *testing.T) {
 	if e.exists(e.key("groups:" + id)) {
 		t.Errorf("an empty record is kept")
 	}
-	if _, err := e.store.ArticleGroups(ctx, "99"); !errors.Is(err, voting.ErrNotFound) {
+	if _, err := groupsOf(e.store.Article(ctx, "99")); !errors.Is(err, voting.ErrNotFound) {
 		t.Errorf("ArticleGroups(99) = %v, want ErrNotFound", err)
 	}
-	if _, err := e.store.ArticleGroups(ctx, "x"); !errors.Is(err, voting.ErrInvalid) {
+	if _, err := groupsOf(e.store.Article(ctx, "x")); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("ArticleGroups(x) = %v, want ErrInvalid", err)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -161,8 +161,8 @@ func TestLongestGroupNameInBytes(t *testing.T) {
 	}
 	if got := e.do("ZSCORE", e.key("live:score:"+name), e.article(id)); got == nil {
 		t.Errorf("live:score:%s lacks the article", name)
-	} else if f, _ := redis.Float64(got, nil); f != a.Score || a.Votes != 2 {
-		t.Errorf("live:score:%s gives %v; the article has score %v and %d votes, want 2", name, f, a.Score, a.Votes)
+	} else if f, _ := redis.Float64(got, nil); f != a.RankingScore || a.Upvotes != 2 {
+		t.Errorf("live:score:%s gives %v; the article has score %v and %d votes, want 2", name, f, a.RankingScore, a.Upvotes)
 	}
 	if got, err := e.store.GetGroupArticles(ctx, name, 1, voting.ByScore); err != nil || len(got) != 1 || got[0].ID != id {
 		t.Errorf("GetGroupArticles = %v, %v; want [%s]", idsOf(got), err, id)
@@ -258,8 +258,8 @@ func TestGroupPagesPastTheFirst(t *testing.T) {
 						t.Errorf("group g %v page %d = %v, want %v", order, page, got, want)
 					}
 					for _, a := range articles {
-						if want := unix(start) + scores[a.ID]; a.Score != want {
-							t.Errorf("article %s listed with score %v, want %v", a.ID, a.Score, want)
+						if want := unix(start) + scores[a.ID]; a.RankingScore != want {
+							t.Errorf("article %s listed with score %v, want %v", a.ID, a.RankingScore, want)
 						}
 					}
 				}
@@ -375,8 +375,8 @@ func TestGroupCache(t *testing.T) {
 	if got := idsOf(articles); !reflect.DeepEqual(got, []string{b, a}) {
 		t.Errorf("cached group = %v, want the cached order [%s %s]", got, b, a)
 	}
-	if articles[1].Votes != 2 {
-		t.Errorf("a listed article is read fresh: votes = %d, want 2", articles[1].Votes)
+	if articles[1].Upvotes != 2 {
+		t.Errorf("a listed article is read fresh: votes = %d, want 2", articles[1].Upvotes)
 	}
 	if e.real() {
 		// A real server's TTL runs on real time: drop the cache by hand.
@@ -575,7 +575,7 @@ func TestLiveGroupsMatchTheSiteListings(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 	for _, g := range groups {
-		for _, o := range e.store.Orders() {
+		for _, o := range voting.View(e.store).Orders {
 			if e.exists(e.key(o.String() + ":" + g)) {
 				t.Errorf("live groups built the book's cache %s", e.key(o.String()+":"+g))
 			}
@@ -706,7 +706,7 @@ func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
 			e := newEnv(t, bookCache, voting.WithOrders(voting.ByVotes))
 			keep := e.post("alice", "kept", "go")
 			id := e.post("bob", "leaving", "go")
-			for _, o := range e.store.Orders() {
+			for _, o := range voting.View(e.store).Orders {
 				if _, err := e.store.GetGroupArticles(ctx, "go", 1, o); err != nil {
 					t.Fatal(err)
 				}
@@ -714,7 +714,7 @@ func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
 			if err := leave.call(e.store, id); err != nil {
 				t.Fatal(err)
 			}
-			for _, o := range e.store.Orders() {
+			for _, o := range voting.View(e.store).Orders {
 				if got := e.strs("ZRANGE", e.key(o.String()+":go"), 0, -1); fmt.Sprint(got) != "["+e.article(keep)+"]" {
 					t.Errorf("%s:go = %v after the article left, want only %s", o, got, e.article(keep))
 				}
@@ -736,7 +736,7 @@ func TestGroupsAreExact(t *testing.T) {
 		t.Helper()
 		var all []voting.GroupSize
 		for page := 1; ; page++ {
-			got, err := e.store.Groups(ctx, page)
+			got, err := two(e.store.Groups(ctx, voting.Paging{Page: page}))
 			if err != nil {
 				t.Fatalf("%s: Groups(%d): %v", when, page, err)
 			}
@@ -780,8 +780,8 @@ func TestGroupsAreExact(t *testing.T) {
 	if e.exists(e.key("groupsizes:")) {
 		t.Error("groupsizes: is left with no group")
 	}
-	if _, err := e.store.Groups(ctx, 0); !errors.Is(err, voting.ErrInvalid) {
-		t.Errorf("Groups(0) = %v, want ErrInvalid", err)
+	if _, err := two(e.store.Groups(ctx, voting.Paging{Page: -1})); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("Groups(-1) = %v, want ErrInvalid", err)
 	}
 }
 
@@ -823,7 +823,7 @@ func TestGroupSizesOfBookMembers(t *testing.T) {
 	if err := e.store.DeleteArticle(ctx, "2"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.store.Groups(ctx, 1)
+	got, err := two(e.store.Groups(ctx, voting.Paging{Page: 1}))
 	if want := []voting.GroupSize{{Name: "news", Articles: 2}, {Name: "tech", Articles: 1}}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Groups = %v, %v; want %v", got, err, want)
 	}

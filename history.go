@@ -30,37 +30,37 @@ type UserVote struct {
 // keeps: the user's own posts are there as up-votes, a vote taken back is
 // not, a switched vote is there once, in its new direction and at the time
 // of the switch, and a vote older than the history's time has dropped out.
-// Pages count from 1 and hold the Store's page size; a page past the end is
-// empty. It takes two round trips, each O(log n + page size) on the
-// server at any depth of a history of n votes.
+// It pages as Paging says, and gives next for a page read by cursor. It
+// takes two round trips, each O(log n + page size) on the server at any
+// depth of a history of n votes.
 //
 // An article deleted after voting on it closed (when its voters could no
 // longer be found) is left out, and the history's entry for it removed; the
 // page is then read again, so that the next votes take its place and later
 // pages do not move, up to three times (so a page may hold fewer votes than
-// the page size only after many such deletions). UserHistory gives an error
+// its size only after many such deletions). UserHistory gives an error
 // wrapping ErrInvalid if the namespace keeps no history.
-func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes []UserVote, err error) {
+func (s *Store) UserHistory(ctx context.Context, user string, p Paging) (votes []UserVote, next string, err error) {
 	defer func() {
 		if err != nil {
 			err = failed(err, fmt.Sprintf("history of user %q", user))
 		}
 	}()
 	if err := checkUser(user); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	start, _, past, err := s.pageBounds(page)
+	w, err := s.paging(p, historyList, user)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	history, err := s.historyTime(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if past {
-		return []UserVote{}, nil
+	if w.past {
+		return []UserVote{}, "", nil
 	}
-	key := s.keys.UserHistory(user)
+	l := plainListing(s.keys.UserHistory(user))
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		now := s.now()
 		if err := schema.CheckClock(now); err != nil {
@@ -68,7 +68,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		}
 		for read := 1; ; read++ {
 			var gone []any
-			votes, gone, err = s.historyPage(c, key, start, now, history)
+			votes, gone, next, err = s.historyPage(c, l, w, user, now, history)
 			if err != nil || len(gone) == 0 {
 				return err
 			}
@@ -77,7 +77,7 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 			// the next votes take its place and the later pages do not
 			// move under the reader.
 			args := make([]any, 0, 1+2*len(gone))
-			args = append(args, key)
+			args = append(args, l.index)
 			for _, m := range gone {
 				member := string(m.([]byte))
 				args = append(args, "up:"+member, "down:"+member)
@@ -91,9 +91,9 @@ func (s *Store) UserHistory(ctx context.Context, user string, page int) (votes [
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return votes, nil
+	return votes, next, nil
 }
 
 // maxHistoryReads bounds how many times UserHistory reads a page that held
@@ -152,24 +152,31 @@ func (s *Store) historyTime(ctx context.Context) (time.Duration, error) {
 	return ns.history, nil
 }
 
-// historyPage reads the page of the history key from start, the votes after
-// the history's time by now: the votes of the articles there are, in order,
-// and the members of those gone.
+// historyPage reads the page w of user's history l, the votes after the
+// history's time by now: the votes of the articles there are, in order,
+// the members of those gone, and the cursor of the page after it.
 //
 // The votes the history keeps are its newest entries, so the page is read
 // by rank (ZREVRANGE), O(log n) to reach any depth, and the entries past
 // the history's time, at its end, are left out; ZREVRANGEBYSCORE with an
 // offset would walk every entry before the page, 46 ms for the last page
 // of three million. Both give entries of one time in the same order.
-func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time, history time.Duration) ([]UserVote, []any, error) {
+func (s *Store) historyPage(c rconn.Link, l listing, w window, user string, now time.Time, history time.Duration) ([]UserVote, []any, string, error) {
+	key := l.index
 	since, err := strconv.ParseFloat(schema.UnixSeconds(now.Add(-history)), 64)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	reply, err := c.Do("ZREVRANGE", key, start, start+int64(s.pageSize)-1, "WITHSCORES")
-	entries, err := redis.ByteSlices(reply, errs.WrongType(err, key, "ZREVRANGE"))
+	// An entry is within the history if newer than its time.
+	within := func(value any) bool {
+		b, _ := value.([]byte)
+		at, err := strconv.ParseFloat(string(b), 64)
+		return err == nil && at > since
+	}
+	page, next, err := s.entries(c, l, w, historyList, user, within)
+	entries, err := redis.ByteSlices(page, err)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	// Each entry is "up:" or "down:" before the article's member, and the
 	// time of the vote.
@@ -178,7 +185,8 @@ func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time
 	var times []time.Time
 	for i := 0; i+1 < len(entries); i += 2 {
 		if at, err := strconv.ParseFloat(string(entries[i+1]), 64); err == nil && at <= since {
-			break // older than the history keeps, as every entry after it
+			next = "" // older than the history keeps, as every entry after it
+			break
 		}
 		word, member, ok := strings.Cut(string(entries[i]), ":")
 		dir, err := ParseDirection(word)
@@ -187,15 +195,15 @@ func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time
 		}
 		at, err := schema.ParseScoreSeconds(string(entries[i+1]))
 		if err != nil {
-			return nil, nil, errs.Corruptf("%s: %s: %v", key, entries[i], err)
+			return nil, nil, "", errs.Corruptf("%s: %s: %v", key, entries[i], err)
 		}
 		members = append(members, []byte(member))
 		dirs = append(dirs, dir)
 		times = append(times, at)
 	}
-	articles, gone, err := s.fetch(c, members, false)
+	articles, gone, err := s.fetch(c, members, false, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	// fetch keeps the page's order and leaves out what it skips, so each
 	// article is the next entry of its id.
@@ -206,5 +214,5 @@ func (s *Store) historyPage(c rconn.Link, key string, start int64, now time.Time
 			votes = append(votes, UserVote{Article: articles[len(votes)], Direction: dirs[i], At: times[i]})
 		}
 	}
-	return votes, gone, nil
+	return votes, gone, next, nil
 }

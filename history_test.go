@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +38,7 @@ func TestUserHistoryPages(t *testing.T) {
 		t.Helper()
 		var got []voting.UserVote
 		for page := 1; ; page++ {
-			h, err := e.store.UserHistory(ctx, user, page)
+			h, err := two(e.store.UserHistory(ctx, user, voting.Paging{Page: page}))
 			if err != nil {
 				t.Fatalf("%s: UserHistory page %d: %v", what, page, err)
 			}
@@ -81,7 +82,7 @@ func TestUserHistoryPages(t *testing.T) {
 	e.vote("bob", b, voting.None)
 	check("c switched, b taken back", "bob", want{c, voting.Down, 3 * time.Minute}, want{a, voting.Down, 3 * time.Minute})
 	check("the posters' own up-votes", "alice", want{c, voting.Up, 0}, want{b, voting.Up, 0}, want{a, voting.Up, 0})
-	if h, err := e.store.UserHistory(ctx, "bob", 1<<40); err != nil || len(h) != 0 {
+	if h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1 << 40})); err != nil || len(h) != 0 {
 		t.Errorf("a page far past the end: %v, %v", h, err)
 	}
 	if got := e.zset(e.key("history:bob")); len(got) != 2 {
@@ -114,7 +115,7 @@ func TestUserHistoryPages(t *testing.T) {
 // direction by name and times in RFC 3339.
 func TestUserVoteJSON(t *testing.T) {
 	v := voting.UserVote{
-		Article:   voting.Article{ID: "7", Title: "t", Link: "https://x", Poster: "p", Posted: start, Score: 1, Votes: 2, Downvotes: 1},
+		Article:   voting.Article{ID: "7", Title: "t", Link: "https://x", Poster: "p", Posted: start, Points: 1, Upvotes: 2, Downvotes: 1, RankingScore: 1, Groups: []string{"go"}},
 		Direction: voting.Down,
 		At:        start.Add(time.Second),
 	}
@@ -122,12 +123,12 @@ func TestUserVoteJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"article":{"id":"7","title":"t","link":"https://x","poster":"p","posted":"2026-11-22T00:00:00Z","score":1,"votes":2,"downvotes":1},"direction":"down","at":"2026-11-22T00:00:01Z"}`
+	want := `{"article":{"id":"7","title":"t","link":"https://x","poster":"p","posted":"2026-11-22T00:00:00Z","points":1,"upvotes":2,"downvotes":1,"rankingScore":1,"groups":["go"]},"direction":"down","at":"2026-11-22T00:00:01Z"}`
 	if string(b) != want {
 		t.Errorf("JSON:\ngot  %s\nwant %s", b, want)
 	}
 	var back voting.UserVote
-	if err := json.Unmarshal(b, &back); err != nil || back.Direction != voting.Down || !back.At.Equal(v.At) || back.Article != v.Article {
+	if err := json.Unmarshal(b, &back); err != nil || back.Direction != voting.Down || !back.At.Equal(v.At) || !reflect.DeepEqual(back.Article, v.Article) {
 		t.Errorf("read back %+v, %v", back, err)
 	}
 }
@@ -142,7 +143,7 @@ func TestHistoryDropsOldVotes(t *testing.T) {
 	b := e.post("alice", "b")
 	e.vote("bob", b, voting.Up)
 	e.advance(time.Hour)
-	h, err := e.store.UserHistory(ctx, "bob", 1)
+	h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 	if err != nil || len(h) != 1 || h[0].Article.ID != b {
 		t.Fatalf("UserHistory = %+v, %v; want only article %s", h, err, b)
 	}
@@ -180,7 +181,7 @@ func TestHistoryForgetsOldVotesAFewAtATime(t *testing.T) {
 	if got := e.int("ZCOUNT", key, "-inf", unix(e.clock.Now().Add(-time.Hour))); got != 150 {
 		t.Errorf("%d old votes are left, want 150 of the 250", got)
 	}
-	votes, err := e.store.UserHistory(ctx, "bob", 1)
+	votes, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 	if err != nil || len(votes) != 2 || votes[0].Article.ID != fresh {
 		t.Errorf("UserHistory = %+v, %v; want the fresh vote and the one between", votes, err)
 	}
@@ -207,14 +208,14 @@ func TestUserVotesIgnoresEntriesOlderThanTheHistory(t *testing.T) {
 	b := e.post("alice", "b")
 	e.vote("bob", b, voting.Up) // keeps the history alive, does not prune a
 	e.clock.set(t0.Add(d - 500*time.Millisecond))
-	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 2 {
+	if h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); err != nil || len(h) != 2 {
 		t.Errorf("half a second before d: UserHistory = %+v, %v; want a and b", h, err)
 	}
 	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.Up {
 		t.Errorf("half a second before d: UserVotes = %v, %v; want [up]", dirs, err)
 	}
 	e.clock.set(t0.Add(d))
-	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 1 || h[0].Article.ID != b {
+	if h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); err != nil || len(h) != 1 || h[0].Article.ID != b {
 		t.Errorf("at d: UserHistory = %+v, %v; want only b", h, err)
 	}
 	if dirs, err := e.store.UserVotes(ctx, "bob", a); err != nil || dirs[0] != voting.None {
@@ -249,7 +250,7 @@ func TestHistoryOfADeletedClosedArticle(t *testing.T) {
 	if dirs, err := e.store.UserVotes(ctx, "bob", a, b); err != nil || fmt.Sprint(dirs) != "[none down]" {
 		t.Errorf("UserVotes = %v, %v; want [none down]", dirs, err)
 	}
-	h, err := e.store.UserHistory(ctx, "bob", 1)
+	h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 	if err != nil || len(h) != 1 || h[0].Article.ID != b || h[0].Direction != voting.Down {
 		t.Fatalf("UserHistory = %+v, %v; want only b, down", h, err)
 	}
@@ -270,7 +271,7 @@ func TestHistoryDropsADeletedDownVote(t *testing.T) {
 	if err := e.store.DeleteArticle(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 0 {
+	if h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); err != nil || len(h) != 0 {
 		t.Fatalf("UserHistory = %+v, %v; want none", h, err)
 	}
 	if e.exists(e.key("history:bob")) {
@@ -303,7 +304,7 @@ func TestHistoryPagesAfterPruning(t *testing.T) {
 	}
 	var got []string
 	for page := 1; page < 10; page++ {
-		h, err := e.store.UserHistory(ctx, "bob", page)
+		h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: page}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,12 +336,12 @@ func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
 	key := e.key("history:bob")
 	at := e.clock.Now().Unix()
 	e.do("ZADD", key, at+1, "none:"+e.article(b), at+2, "sideways:"+e.article(b), at+3, "up:", at+4, "up:nothing")
-	h, err := e.store.UserHistory(ctx, "bob", 1)
+	h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 	if err != nil || len(h) != 1 || h[0].Article.ID != a || h[0].Direction != voting.Up {
 		t.Fatalf("UserHistory = %+v, %v; want only a, up", h, err)
 	}
 	e.do("ZADD", key, 3e11, "down:"+e.article(b))
-	if _, err := e.store.UserHistory(ctx, "bob", 1); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
+	if _, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
 		t.Errorf("UserHistory with a time of 3e11: %v, want ErrCorrupt naming %s", err, key)
 	}
 	e.advance(voting.DefaultCutoff + time.Second)
@@ -370,7 +371,7 @@ func TestHistoryOfAUserWithBraces(t *testing.T) {
 	other := e.post("alice", "a", "go")
 	e.advance(time.Second)
 	e.vote(user, other, voting.Down)
-	h, err := e.store.UserHistory(ctx, user, 1)
+	h, err := two(e.store.UserHistory(ctx, user, voting.Paging{Page: 1}))
 	if err != nil || len(h) != 2 || h[0].Article.ID != other || h[0].Direction != voting.Down || h[1].Article.ID != id {
 		t.Fatalf("UserHistory = %+v, %v", h, err)
 	}
@@ -394,7 +395,7 @@ func TestCountUserHistoryCountsItsPages(t *testing.T) {
 		t.Helper()
 		var all []voting.UserVote
 		for page := 1; ; page++ {
-			got, err := e.store.UserHistory(ctx, "bob", page)
+			got, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: page}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -535,7 +536,7 @@ func TestHistoryCutAtTheWindowsEdge(t *testing.T) {
 	c := e.post("alice", "c")
 	key, entry := e.key("history:bob"), "up:"+e.article(a)
 	e.clock.set(t0.Add(d))
-	if h, err := e.store.UserHistory(ctx, "bob", 1); err != nil || len(h) != 0 {
+	if h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); err != nil || len(h) != 0 {
 		t.Errorf("at the edge: UserHistory = %+v, %v; want none", h, err)
 	}
 	lagging := storeAt(t, e, t0.Add(d-time.Second), voting.WithUserHistory(d))
@@ -545,7 +546,7 @@ func TestHistoryCutAtTheWindowsEdge(t *testing.T) {
 	if e.do("ZSCORE", key, entry) == nil {
 		t.Errorf("a vote through a Store a second behind forgot the vote at its edge's other side")
 	}
-	h, err := e.store.UserHistory(ctx, "bob", 1)
+	h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 	if n, cerr := e.store.CountUserHistory(ctx, "bob"); err != nil || cerr != nil || len(h) != 1 || h[0].Article.ID != b || n != 1 {
 		t.Errorf("at the edge after the lagging vote: UserHistory = %+v, %v, count %d, %v; want b alone", h, err, n, cerr)
 	}
@@ -588,7 +589,7 @@ func TestHistoryPagesEndWithTheWindow(t *testing.T) {
 	}
 	var got []string
 	for page := 1; page <= 5; page++ {
-		votes, err := e.store.UserHistory(ctx, "bob", page)
+		votes, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: page}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -616,7 +617,7 @@ func TestHistoryPagesEndWithTheWindow(t *testing.T) {
 func TestHistoryOfAFractionOfAMillisecond(t *testing.T) {
 	const d = time.Hour + 500*time.Microsecond
 	e := newEnv(t, voting.WithUserHistory(d))
-	if got := e.store.HistoryTime(); got != time.Hour {
+	if got := voting.View(e.store).UserHistory; got != time.Hour {
 		t.Errorf("HistoryTime() = %v, want %v", got, time.Hour)
 	}
 	a := e.post("bob", "first")
@@ -625,7 +626,7 @@ func TestHistoryOfAFractionOfAMillisecond(t *testing.T) {
 	e.vote("alice", a, voting.Up)
 	list := func() []string {
 		t.Helper()
-		h, err := e.store.UserHistory(ctx, "alice", 1)
+		h, err := two(e.store.UserHistory(ctx, "alice", voting.Paging{Page: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -289,7 +289,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		}
 	}
 	keptOrder := map[voting.Order]bool{}
-	for _, order := range e.store.Orders() {
+	for _, order := range voting.View(e.store).Orders {
 		keptOrder[order] = true
 	}
 	checkLive := func(order voting.Order, values bool) map[string]bool {
@@ -331,7 +331,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 				continue
 			}
 			switch {
-			case live && !(e.store.LiveGroups() && keptOrder[order]):
+			case live && !(voting.View(e.store).LiveGroups && keptOrder[order]):
 				checkLive(order, false)
 			case !live && !keptOrder[order]:
 				checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, false)
@@ -342,7 +342,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	// each a kind's invariant as the table words it.
 	checks := map[string]func(){
 		"orders": func() {
-			for _, order := range e.store.Orders() {
+			for _, order := range voting.View(e.store).Orders {
 				if order != voting.ByScore && order != voting.ByTime {
 					checkIndex(e.key(order.String()+":"), order.String(), order, everyArticle, true)
 				}
@@ -350,9 +350,9 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			checkMarks("orders")
 		},
 		"live": func() {
-			if e.store.LiveGroups() {
+			if voting.View(e.store).LiveGroups {
 				kept := map[string]bool{}
-				for _, order := range e.store.Orders() {
+				for _, order := range voting.View(e.store).Orders {
 					for index := range checkLive(order, true) {
 						kept[index] = true
 					}
@@ -539,7 +539,7 @@ func (e *env) checkPosts(c redis.Conn, all []string, articles map[string]article
 func (e *env) checkKarma(c redis.Conn, articles map[string]articleCounts, cutoff time.Duration, marks map[string]string,
 	fail func(format string, args ...any)) {
 	e.t.Helper()
-	withKarma := e.store.KeepsKarma() || marks["karma"] == "1"
+	withKarma := voting.View(e.store).Karma || marks["karma"] == "1"
 	karma := map[string]int64{} // user -> sum of parts
 	now := e.clock.Now()
 	for member, h := range e.hashes(c, articles) {
@@ -600,7 +600,7 @@ func (e *env) checkKarma(c redis.Conn, articles map[string]articleCounts, cutoff
 func (e *env) checkLinks(c redis.Conn, articles map[string]articleCounts, marks map[string]string,
 	fail func(format string, args ...any)) {
 	e.t.Helper()
-	withLinks := e.store.UniqueLinks() || marks["links"] == "1"
+	withLinks := voting.View(e.store).UniqueLinks || marks["links"] == "1"
 	links := map[string]string{} // article member -> its link's key
 	for member, h := range e.hashes(c, articles) {
 		links[member] = voting.LinkKey(h["link"])
@@ -765,7 +765,7 @@ func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int,
 		fail("the namespace has settings and %d articles, and no count of them", articles)
 	}
 	var orders []string
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		if o != voting.ByScore && o != voting.ByTime {
 			orders = append(orders, o.String())
 		}
@@ -774,15 +774,15 @@ func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int,
 	for _, k := range []struct {
 		name string
 		kept bool
-	}{{"live", e.store.LiveGroups()}, {"karma", e.store.KeepsKarma()}, {"links", e.store.UniqueLinks()}} {
+	}{{"live", voting.View(e.store).LiveGroups}, {"karma", voting.View(e.store).Karma}, {"links", voting.View(e.store).UniqueLinks}} {
 		if k.kept {
 			kinds = append(kinds, k.name)
 		}
 	}
 	want := map[string]string{
 		"orders": strings.Join(orders, " "), "kinds": strings.Join(kinds, " "),
-		"cutoff":  strconv.FormatInt(e.store.Cutoff().Milliseconds(), 10),
-		"history": strconv.FormatInt(e.store.HistoryTime().Milliseconds(), 10),
+		"cutoff":  strconv.FormatInt(voting.View(e.store).Cutoff.Milliseconds(), 10),
+		"history": strconv.FormatInt(voting.View(e.store).UserHistory.Milliseconds(), 10),
 	}
 	for field, value := range want {
 		if fields[field] != value {

@@ -31,11 +31,6 @@ func (s *Store) karmaListing() listing {
 // unordered is the schema.OrderSpec of a listing that is no order's index.
 var unordered schema.OrderSpec
 
-// KeepsKarma reports whether the namespace keeps the posters' karma
-// (WithKarma), as the Store last read its settings (Settings); before the
-// Store's first call, whether it was given WithKarma.
-func (s *Store) KeepsKarma() bool { return s.view().Karma }
-
 // checkKarma refuses a read of karma in a namespace that does not keep it.
 func (s *Store) checkKarma(ctx context.Context) error {
 	return s.keepsKind(ctx, "karma", "karma", "WithKarma()")
@@ -85,43 +80,44 @@ func parseKarma(reply any) (int64, error) {
 }
 
 // TopPosters returns a page of the posters with the highest karma
-// (WithKarma), highest first, ties in reverse order of name. Pages count
-// from 1 and hold the Store's page size; a page past the end is empty. It
-// takes one round trip, O(log n + page size) on the server. Its errors are
-// Karma's.
-func (s *Store) TopPosters(ctx context.Context, page int) (posters []UserKarma, err error) {
+// (WithKarma), highest first, ties in reverse order of name. It pages as
+// Paging says, and gives next for a page read by cursor. It takes one
+// round trip, O(log n + page size) on the server. Its errors are Karma's.
+func (s *Store) TopPosters(ctx context.Context, p Paging) (posters []UserKarma, next string, err error) {
 	defer func() {
 		if err != nil {
 			err = failed(err, "top posters")
 		}
 	}()
-	start, stop, past, err := s.pageBounds(page)
+	w, err := s.paging(p, postersList, "")
 	if err != nil {
-		return []UserKarma{}, err
+		return nil, "", err
 	}
 	if err := s.checkKarma(ctx); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if past {
-		return []UserKarma{}, nil
+	if w.past {
+		return []UserKarma{}, "", nil
 	}
 	l := s.karmaListing()
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		reply, err := redis.Strings(s.read(c, l, rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, start, stop, "WITHSCORES"}}))
+		var page []any
+		page, next, err = s.entries(c, l, w, postersList, "", nil)
 		if err != nil {
 			return err
 		}
-		posters = make([]UserKarma, 0, len(reply)/2)
-		for i := 0; i+1 < len(reply); i += 2 {
-			k, err := parseKarma(reply[i+1])
+		posters = make([]UserKarma, 0, len(page)/2)
+		for i := 0; i+1 < len(page); i += 2 {
+			user, _ := page[i].([]byte)
+			k, err := parseKarma(page[i+1])
 			if err != nil {
-				return fmt.Errorf("user %q: %w", reply[i], err)
+				return fmt.Errorf("user %q: %w", user, err)
 			}
-			posters = append(posters, UserKarma{User: reply[i], Karma: k})
+			posters = append(posters, UserKarma{User: string(user), Karma: k})
 		}
 		return nil
 	})
-	return posters, s.recheck(ctx, err, l)
+	return posters, next, s.recheck(ctx, err, l)
 }
 
 // CountPosters returns how many users TopPosters's pages hold together

@@ -59,7 +59,7 @@ func TestKarmaMovesWithEveryVote(t *testing.T) {
 	e.post("bob", "bob's")
 	e.vote("alice", "3", voting.Up)
 	e.vote("carol", "3", voting.Up)
-	top, err := e.store.TopPosters(ctx, 1)
+	top, err := two(e.store.TopPosters(ctx, voting.Paging{Page: 1}))
 	want := []voting.UserKarma{{User: "bob", Karma: 2}, {User: "alice", Karma: 1}}
 	if err != nil || !reflect.DeepEqual(top, want) {
 		t.Errorf("TopPosters = %v, %v; want %v", top, err, want)
@@ -102,13 +102,13 @@ func TestKarmaNeedsItsOption(t *testing.T) {
 	if _, err := e.store.Karma(ctx, "alice"); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "WithKarma") {
 		t.Errorf("Karma without WithKarma = %v, want ErrInvalid naming WithKarma", err)
 	}
-	if _, err := e.store.TopPosters(ctx, 1); !errors.Is(err, voting.ErrInvalid) {
+	if _, err := two(e.store.TopPosters(ctx, voting.Paging{Page: 1})); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("TopPosters without WithKarma = %v, want ErrInvalid", err)
 	}
 	k := e.with(voting.WithKarma())
 	for _, bad := range []func() error{
 		func() error { _, err := k.Karma(ctx, ""); return err },
-		func() error { _, err := k.TopPosters(ctx, 0); return err },
+		func() error { _, err := two(k.TopPosters(ctx, voting.Paging{Page: -1})); return err },
 	} {
 		if err := bad(); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("bad input: %v, want ErrInvalid", err)
@@ -132,7 +132,7 @@ func TestReindexCountsKarma(t *testing.T) {
 	if _, err := k.Karma(ctx, "alice"); !errors.Is(err, voting.ErrNotIndexed) || !strings.Contains(err.Error(), "run Reindex") {
 		t.Errorf("Karma before Reindex = %v, want ErrNotIndexed saying to run Reindex", err)
 	}
-	if _, err := k.TopPosters(ctx, 1); !errors.Is(err, voting.ErrNotIndexed) {
+	if _, err := two(k.TopPosters(ctx, voting.Paging{Page: 1})); !errors.Is(err, voting.ErrNotIndexed) {
 		t.Errorf("TopPosters before Reindex = %v, want ErrNotIndexed", err)
 	}
 	// A vote by the karma Store counts the article it meets in full.

@@ -27,7 +27,7 @@ import (
 //	groupsizes:           zset    member a group's name, score = the number of articles
 //	                              in its set: a name joins with a group's first article
 //	                              and leaves with its last (Groups)
-//	posts:<user>          zset    the user's articles (UserArticles): member
+//	posts:<user>          zset    the user's articles (Query.User): member
 //	                              article:<id>, score = posting time
 //	score:<name>          zset    cached group listing by score; expires after the TTL
 //	time:<name>           zset    cached group listing by time; expires after the TTL

@@ -16,11 +16,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// UniqueLinks reports whether the namespace keeps links unique
-// (WithUniqueLinks), as the Store last read its settings (Settings);
-// before the Store's first call, whether it was given WithUniqueLinks.
-func (s *Store) UniqueLinks() bool { return s.view().UniqueLinks }
-
 // ArticleByLink returns the article that has the link url (WithUniqueLinks),
 // or the one with the same link by schema.LinkKey's rule: another case of the
 // scheme and host, or another fragment. Where Reindex found several

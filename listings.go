@@ -23,35 +23,31 @@ import (
 )
 
 // GetArticles returns a page of articles across the site, in the given
-// order: one the namespace keeps (ByScore, ByTime and those given to
-// WithOrders; another gives an error wrapping ErrInvalid). Pages count from
-// 1; a page past the end is empty. A page of a top-of-window order holds
-// only articles posted within the window by the Store's clock. A page of an
-// index that does not hold every article yet (an order kept since after
-// articles were posted, until Reindex builds it) is an error wrapping
-// ErrNotIndexed, not a short page. It takes two
-// round trips to Redis whatever the page size; a top-of-window page may take
-// more when many articles have aged out of the window since it was last
-// listed, each step a bounded one.
+// order: List of Query{Order: order, Paging: Paging{Page: page}}, with
+// pages of the Store's page size. Page 0 is an error wrapping ErrInvalid.
 func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	start, stop, past, err := s.pageRange(page, order)
-	if err != nil || past {
-		return emptyPage(err, "list articles by "+order.String())
-	}
-	articles, err := s.list(ctx, s.siteListing(order), start, stop)
-	if err != nil {
-		return nil, failed(err, "list articles by "+order.String())
-	}
-	return articles, nil
+	return s.numbered(ctx, Query{Order: order, Paging: Paging{Page: page}})
 }
 
-// emptyPage is a listing's answer before any round trip: its error, as op's,
-// or an empty page.
-func emptyPage(err error, op string) ([]Article, error) {
-	if err != nil {
-		return nil, failed(err, op)
+// GetGroupArticles returns a page of a group's articles in the given
+// order: List of Query{Group: group, Order: order, Paging: Paging{Page:
+// page}}, with pages of the Store's page size. Page 0 is an error wrapping
+// ErrInvalid.
+func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
+	if err := checkGroup(group); err != nil {
+		return nil, failed(err, "list group "+group+" by "+order.String())
 	}
-	return []Article{}, nil
+	return s.numbered(ctx, Query{Group: group, Order: order, Paging: Paging{Page: page}})
+}
+
+// numbered lists q's numbered page, refusing page 0 (which List reads as
+// the first page by cursor).
+func (s *Store) numbered(ctx context.Context, q Query) ([]Article, error) {
+	if q.Page == 0 {
+		return nil, failed(errs.Invalidf("page 0 is before page 1"), "list "+q.what())
+	}
+	articles, _, err := s.List(ctx, q)
+	return articles, err
 }
 
 // A listing is an index that pages are read from: the site's index of an
@@ -115,7 +111,7 @@ func (s *Store) liveListing(group string, o Order) listing {
 // list reads the articles of one page of l, from start to stop, in two
 // round trips: the page of ids, trimmed to its window first for a
 // top-of-window order, then the articles.
-func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Article, error) {
+func (s *Store) list(ctx context.Context, l listing, start, stop int64, withGroups bool) ([]Article, error) {
 	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
 		return nil, err
 	}
@@ -132,7 +128,7 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64) ([]Artic
 		if err != nil {
 			return err
 		}
-		articles, _, err = s.fetch(c, page, withScores)
+		articles, _, err = s.fetch(c, page, withScores, withGroups)
 		return err
 	})
 	return articles, s.recheck(ctx, err, l)
@@ -217,70 +213,6 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 	}
 }
 
-// pageRange checks page and order and gives the page's ZREVRANGE bounds.
-// past reports a page so far on that its bounds overflow: past any index's
-// end, so empty.
-func (s *Store) pageRange(page int, order Order) (start, stop int64, past bool, err error) {
-	if err = knownOrder(order); err != nil {
-		return 0, 0, false, err
-	}
-	return s.pageBounds(page)
-}
-
-// Rank returns an article's place in the site's listing of the order, one
-// the namespace keeps, counting from 1, so that a page can say "#3 today": the
-// place it would have on a page read at the same moment (a window's index is
-// trimmed first, as a listing's is). It returns an error wrapping
-// ErrNotFound if the listing does not hold the article (there is no such
-// article, or it has aged out of the window). It takes one round trip.
-func (s *Store) Rank(ctx context.Context, articleID string, order Order) (rank int64, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "rank of article "+idText(articleID)+" by "+order.String())
-		}
-	}()
-	if err := checkID(articleID); err != nil {
-		return 0, err
-	}
-	if err := knownOrder(order); err != nil {
-		return 0, err
-	}
-	if _, _, err := s.checkOrder(ctx, order); err != nil {
-		return 0, err
-	}
-	l := s.siteListing(order)
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		reply, err := s.read(c, l, rconn.Command{Name: "ZREVRANK", Args: []any{l.index, s.keys.ArticleHash(articleID)}})
-		if err != nil {
-			return err
-		}
-		if reply == nil {
-			return ErrNotFound
-		}
-		place, err := redis.Int64(reply, nil)
-		rank = place + 1
-		return err
-	})
-	return rank, s.recheck(ctx, err, l)
-}
-
-// CountArticles returns how many articles a listing of the order holds
-// across the site, for a page count ("page 3 of 40"): the size of the
-// order's index, one the namespace keeps. A window order's count is that
-// window's, at the moment of the call by the Store's clock, trimmed first
-// as a listing is. It takes one round trip, O(1) on the server (a window
-// long unlisted may take a few more, each a bounded trim).
-func (s *Store) CountArticles(ctx context.Context, order Order) (int64, error) {
-	if err := knownOrder(order); err != nil {
-		return 0, failed(err, "count articles by "+order.String())
-	}
-	n, err := s.count(ctx, s.siteListing(order))
-	if err != nil {
-		return 0, failed(err, "count articles by "+order.String())
-	}
-	return n, nil
-}
-
 // count is the size of l's index; a window's index is trimmed first.
 func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
@@ -346,109 +278,6 @@ func (s *Store) trimWindow(c rconn.Link, l listing) error {
 			return err
 		}
 	}
-}
-
-// CountGroupArticles returns how many articles a group's listing of the
-// order holds, as CountArticles does for the site: the size of what
-// GetGroupArticles reads its pages from, so that a count and the pages it
-// numbers agree. With live groups (WithLiveGroups) that is the group's live
-// index, exact for every order. Without them it is the book's cached
-// listing, built first if it is missing, as a page would build it: the
-// count is as old as the cache, as the pages are.
-func (s *Store) CountGroupArticles(ctx context.Context, group string, order Order) (n int64, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "count group "+group+" by "+order.String())
-		}
-	}()
-	if err := checkGroup(group); err != nil {
-		return 0, err
-	}
-	ns, _, err := s.checkOrder(ctx, order)
-	if err != nil {
-		return 0, err
-	}
-	if ns.liveReads {
-		n, err := s.count(ctx, s.liveListing(group, order))
-		if !errors.Is(err, errs.ErrNotIndexed) {
-			return n, err
-		}
-		// Live indexes that lack articles (written by another writer, or
-		// before they were kept): the book's listing, as its code counts it.
-	}
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		reply, err := s.cachedGroup(c, group, order, 0, 0, true, nil)
-		n, _ = reply.(int64)
-		return err
-	})
-	return n, err
-}
-
-// GetGroupArticles returns a page of a group's articles in the given order,
-// one the namespace keeps, as GetArticles does.
-//
-// With live groups (WithLiveGroups) it reads the group's live index of the
-// order, exact and never stale, in two round trips whatever the group's
-// size, as a site page does.
-//
-// Without them, as in the book, the group's listing is the intersection of
-// the group with the order's index, cached for the group cache TTL
-// (WithGroupCacheTTL): articles posted, voted on or regrouped within that
-// time may be listed in their old places, and a top-of-window listing may
-// hold an article that has aged out of the window since the cache was
-// built, though each article returned is read fresh. Building the cache and
-// reading the page are one atomic step, so concurrent readers of a cold
-// group build it once; it takes Redis time in proportion to the sizes of
-// the group and the index, during which other clients wait (2.6 s for a
-// group of a million articles, see the README). It takes two round trips to
-// Redis whatever the page size.
-func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
-	if err := checkGroup(group); err != nil {
-		return emptyPage(err, "list group "+group+" by "+order.String())
-	}
-	start, stop, past, err := s.pageRange(page, order)
-	if err != nil || past {
-		return emptyPage(err, "list group "+group+" by "+order.String())
-	}
-	ns, _, err := s.checkOrder(ctx, order)
-	if err != nil {
-		return emptyPage(err, "list group "+group+" by "+order.String())
-	}
-	var articles []Article
-	if ns.liveReads {
-		articles, err = s.list(ctx, s.liveListing(group, order), start, stop)
-	}
-	if !ns.liveReads || errors.Is(err, errs.ErrNotIndexed) {
-		// Live indexes that lack articles (written by another writer, or
-		// before they were kept) fall back to the book's listing, as its
-		// code lists the group.
-		articles, err = s.cachedGroupPage(ctx, group, order, start, stop)
-	}
-	if err != nil {
-		return nil, failed(err, "list group "+group+" by "+order.String())
-	}
-	return articles, nil
-}
-
-// cachedGroupPage reads a page of the book's cached group listing,
-// building it first if it is missing.
-func (s *Store) cachedGroupPage(ctx context.Context, group string, order Order, start, stop int64) ([]Article, error) {
-	var articles []Article
-	err := s.rc.Session(ctx, func(c rconn.Link) error {
-		reply, err := s.cachedGroup(c, group, order, start, stop, false, nil)
-		if err != nil {
-			return err
-		}
-		page, ok := reply.([]any)
-		if !ok {
-			return fmt.Errorf("unexpected reply %v", reply)
-		}
-		// The cache's scores may be as old as the cache; fetch reads each
-		// article's score afresh.
-		articles, _, err = s.fetch(c, page, false)
-		return err
-	})
-	return articles, err
 }
 
 // cachedGroup runs group_page.lua for a page from start to stop of the

@@ -22,10 +22,10 @@ import (
 func listOrCount(s *voting.Store, group string, order voting.Order) (page []voting.Article, n int64, listErr, countErr error) {
 	if group == "" {
 		page, listErr = s.GetArticles(ctx, 1, order)
-		n, countErr = s.CountArticles(ctx, order)
+		n, countErr = s.Count(ctx, voting.Query{Order: order})
 	} else {
 		page, listErr = s.GetGroupArticles(ctx, group, 1, order)
-		n, countErr = s.CountGroupArticles(ctx, group, order)
+		n, countErr = s.Count(ctx, voting.Query{Group: group, Order: order})
 	}
 	return page, n, listErr, countErr
 }
@@ -113,7 +113,7 @@ func TestListingsOfIndexesNotBuiltSaySo(t *testing.T) {
 	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
 		t.Errorf("indexed: = %v after Reindex, want %v", got, want)
 	}
-	for _, o := range live.Orders() {
+	for _, o := range voting.View(live).Orders {
 		checkListed(t, byOrders, "", o, ids)
 		checkListed(t, live, "g", o, ids[:2])
 	}
@@ -135,7 +135,7 @@ func TestAnEmptyNamespaceIsBuilt(t *testing.T) {
 		for _, k := range e.keys() {
 			before[k] = true
 		}
-		for _, o := range e.store.Orders() {
+		for _, o := range voting.View(e.store).Orders {
 			checkListed(t, e.store, "", o, nil)
 			checkListed(t, e.store, "g", o, nil)
 		}
@@ -164,7 +164,7 @@ func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
 		t.Errorf("indexed: after the first post = %v, want %v", got, want)
 	}
 	second := e.post("bob", "second", "g")
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, e.store, "", o, []string{first, second})
 		checkListed(t, e.store, "g", o, []string{first, second})
 	}
@@ -183,7 +183,7 @@ func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
 	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, want) {
 		t.Errorf("indexed: after a plain Store's post = %v, want %v", got, want)
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, plain, "", o, []string{third})
 		checkListed(t, plain, "g", o, []string{third})
 	}
@@ -214,7 +214,7 @@ func TestAStoreGivenFewerOptionsKeepsEveryIndex(t *testing.T) {
 	if got := e.hash(e.key("indexed:")); !reflect.DeepEqual(got, marks) {
 		t.Errorf("indexed: after a plain Store's writes = %v, want %v", got, marks)
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, e.store, "", o, []string{first, second})
 		checkListed(t, e.store, "h", o, []string{first, second})
 		checkListed(t, e.store, "g", o, []string{first})
@@ -222,7 +222,7 @@ func TestAStoreGivenFewerOptionsKeepsEveryIndex(t *testing.T) {
 	if err := plain.DeleteArticle(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, e.store, "h", o, []string{second})
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
@@ -242,7 +242,7 @@ func TestRemovalLeavesEveryListingOfTheGroup(t *testing.T) {
 		if err := s.RemoveFromGroups(ctx, a, "g"); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range e.store.Orders() {
+		for _, o := range voting.View(e.store).Orders {
 			checkListed(t, e.store, "g", o, []string{b})
 			checkListed(t, cached, "g", o, []string{b})
 		}
@@ -365,7 +365,7 @@ func TestDeletionLeavesEveryIndex(t *testing.T) {
 	if err := storeAt(t, e, e.clock.Now()).DeleteArticle(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, e.store, "", o, []string{b})
 		checkListed(t, e.store, "g", o, []string{b})
 	}
@@ -409,17 +409,17 @@ func TestIndexesUnderAnUnfinishedReindexSaySo(t *testing.T) {
 	}
 	for _, o := range []voting.Order{voting.ByVotes, voting.TopWeek} {
 		checkNotIndexed(t, s, "", o)
-		if _, _, err := s.GetArticlesAfter(ctx, o, ""); !errors.Is(err, voting.ErrNotIndexed) {
+		if _, _, err := s.List(ctx, voting.Query{Order: o, Paging: voting.Paging{After: ""}}); !errors.Is(err, voting.ErrNotIndexed) {
 			t.Errorf("a cursor page by %v = %v, want ErrNotIndexed", o, err)
 		}
-		if _, err := s.Rank(ctx, ids[0], o); !errors.Is(err, voting.ErrNotIndexed) {
+		if _, err := s.Rank(ctx, ids[0], voting.Query{Order: o}); !errors.Is(err, voting.ErrNotIndexed) {
 			t.Errorf("Rank of the first article by %v = %v, want ErrNotIndexed", o, err)
 		}
 	}
 	// The group's listings fall back to the book's: complete by the book's
 	// two orders, ErrNotIndexed by those whose site index is unfinished.
-	for _, o := range s.Orders() {
-		_, _, err := s.GetGroupArticlesAfter(ctx, "g", o, "")
+	for _, o := range voting.View(s).Orders {
+		_, _, err := s.List(ctx, voting.Query{Group: "g", Order: o, Paging: voting.Paging{After: ""}})
 		if o == voting.ByScore || o == voting.ByTime {
 			if page, n, listErr, countErr := listOrCount(s, "g", o); listErr != nil || countErr != nil ||
 				len(page) != voting.DefaultPageSize || n != int64(len(ids)) || err != nil {
@@ -436,13 +436,13 @@ func TestIndexesUnderAnUnfinishedReindexSaySo(t *testing.T) {
 	if err := s.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range s.Orders() {
+	for _, o := range voting.View(s).Orders {
 		page, n, listErr, countErr := listOrCount(s, "g", o)
 		if listErr != nil || countErr != nil || len(page) != voting.DefaultPageSize || n != int64(len(ids)) {
 			t.Errorf("g by %v after the run = %d articles, count %d, %v, %v; want a full page of %d", o, len(page), n, listErr,
 				countErr, len(ids))
 		}
-		if rank, err := s.Rank(ctx, ids[0], o); err != nil || rank < 1 {
+		if rank, err := s.Rank(ctx, ids[0], voting.Query{Order: o}); err != nil || rank < 1 {
 			t.Errorf("Rank by %v after the run = %d, %v", o, rank, err)
 		}
 	}

@@ -131,9 +131,9 @@ func checkListing(t *testing.T, what string, got []voting.Article, model map[str
 		}
 		seen[a.ID] = true
 		m := model[a.ID]
-		if a.Votes != m.up || a.Downvotes != m.down || !a.Posted.Equal(m.posted) {
+		if a.Upvotes != m.up || a.Downvotes != m.down || !a.Posted.Equal(m.posted) {
 			fail("article %s reads %d up, %d down, posted %v; the model has %d, %d, %v",
-				a.ID, a.Votes, a.Downvotes, a.Posted, m.up, m.down, m.posted)
+				a.ID, a.Upvotes, a.Downvotes, a.Posted, m.up, m.down, m.posted)
 		}
 		if k, _ := m.key(order, now, weight); !nearly(k, want[i].key) {
 			fail("place %d holds article %s of key %g, want key %g", i+1, a.ID, k, want[i].key)
@@ -207,7 +207,7 @@ func (s *site) vote(store *voting.Store, user, id string, dir voting.Direction) 
 func (s *site) check(store *voting.Store, groups ...string) {
 	s.t.Helper()
 	now := s.e.clock.Now()
-	for _, order := range store.Orders() {
+	for _, order := range voting.View(store).Orders {
 		for _, g := range append([]string{""}, groups...) {
 			what := fmt.Sprintf("at %v, group %q by %v", now.Format(time.DateTime), g, order)
 			checkListing(s.t, what, listAll(s.t, store, g, order), s.articles, g, order, now, voting.DefaultVoteWeight)
@@ -234,7 +234,7 @@ func (s *site) randomVotes(rng *rand.Rand, store *voting.Store, ids []string, n 
 func (s *site) checkLive(store *voting.Store, what string, groups ...string) {
 	s.t.Helper()
 	now := s.e.clock.Now()
-	for _, order := range store.Orders() {
+	for _, order := range voting.View(store).Orders {
 		all := listAll(s.t, store, "", order)
 		for _, g := range groups {
 			var want []string
@@ -349,7 +349,7 @@ func TestUnkeptOrderIsInvalid(t *testing.T) {
 	if after := e.dump(); after != before {
 		t.Errorf("refused listings wrote:\n%s\nwas:\n%s", after, before)
 	}
-	if got := fmt.Sprint(e.store.Orders()); got != "[score time]" {
+	if got := fmt.Sprint(voting.View(e.store).Orders); got != "[score time]" {
 		t.Errorf("Orders() = %s", got)
 	}
 }

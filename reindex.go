@@ -75,9 +75,9 @@ func sortDuplicates(d []DuplicateLink) {
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
 // articles that were posted or voted on before the order was kept: by this
 // library with other options, or by the book's own code; each user's index
-// of their articles (UserArticles); with WithKarma, the posters' karma;
+// of their articles (Query.User); with WithKarma, the posters' karma;
 // with WithUniqueLinks, the index of links; the records of articles' groups
-// (see ArticleGroups) from the groups' sets, for articles the book's code
+// (Article.Groups) from the groups' sets, for articles the book's code
 // put in groups, and the groups' sizes (Groups); and, with live groups
 // (WithLiveGroups), each group's live indexes. So a site written by the
 // book's code switches to live groups with one call. It is

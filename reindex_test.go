@@ -74,7 +74,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 	}
 	voting.SetBatches(all, 4, 6)
 	// The book keeps no record of an article's groups.
-	if got, err := all.ArticleGroups(context.Background(), "7"); err != nil || len(got) != 0 {
+	if got, err := groupsOf(all.Article(context.Background(), "7")); err != nil || len(got) != 0 {
 		t.Errorf("ArticleGroups(7) before Reindex = %v, %v; want none", got, err)
 	}
 	var reports []voting.ReindexProgress
@@ -96,7 +96,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 		if a.groups["films"] {
 			want = "books films"
 		}
-		if got, err := all.ArticleGroups(context.Background(), id); err != nil || strings.Join(got, " ") != want {
+		if got, err := groupsOf(all.Article(context.Background(), id)); err != nil || strings.Join(got, " ") != want {
 			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
 		}
 	}
@@ -207,7 +207,7 @@ func TestReindexBuildsRecordsOfGroups(t *testing.T) {
 		t.Errorf("Reindex found %d groups, want 2: %+v", done.Groups, done)
 	}
 	for id, want := range map[string]string{"1": "redis", "2": "go redis", "3": ""} {
-		if got, err := star.ArticleGroups(ctx, id); err != nil || strings.Join(got, " ") != want {
+		if got, err := groupsOf(star.Article(ctx, id)); err != nil || strings.Join(got, " ") != want {
 			t.Errorf("ArticleGroups(%s) = %v, %v; want %q", id, got, err, want)
 		}
 	}
@@ -246,10 +246,10 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 	// Until Reindex, the live indexes lack the book's article: the group's
 	// listings are the book's, which by TopDay reads a site index that
 	// lacks it too.
-	for _, order := range live.Orders() {
+	for _, order := range voting.View(live).Orders {
 		if order != voting.TopDay {
 			got, err := live.GetGroupArticles(ctx, "g", 1, order)
-			if n, cerr := live.CountGroupArticles(ctx, "g", order); err != nil || cerr != nil || len(got) != 3 || n != 3 {
+			if n, cerr := live.Count(ctx, voting.Query{Group: "g", Order: order}); err != nil || cerr != nil || len(got) != 3 || n != 3 {
 				t.Errorf("live group g by %v before Reindex: %v, %v, count %d, %v; want the book's listing of 3", order, idsOf(got),
 					err, n, cerr)
 			}
@@ -259,7 +259,7 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 		if !errors.Is(err, voting.ErrNotIndexed) || got != nil {
 			t.Errorf("live group g by %v before Reindex: %v, %v; want ErrNotIndexed", order, idsOf(got), err)
 		}
-		if n, err := live.CountGroupArticles(ctx, "g", order); !errors.Is(err, voting.ErrNotIndexed) || n != 0 {
+		if n, err := live.Count(ctx, voting.Query{Group: "g", Order: order}); !errors.Is(err, voting.ErrNotIndexed) || n != 0 {
 			t.Errorf("count of live group g by %v before Reindex: %d, %v; want ErrNotIndexed", order, n, err)
 		}
 	}
@@ -379,7 +379,7 @@ func TestDeletingABookArticleLeavesItsGroupsToReindex(t *testing.T) {
 	if got := e.zset(e.key("groupsizes:")); fmt.Sprint(got) != "[books=1 go=1]" {
 		t.Errorf("groupsizes: = %v after Reindex", got)
 	}
-	if got, err := e.store.ArticleGroups(ctx, "101"); err != nil || fmt.Sprint(got) != "[books]" {
+	if got, err := groupsOf(e.store.Article(ctx, "101")); err != nil || fmt.Sprint(got) != "[books]" {
 		t.Errorf("ArticleGroups(101) after Reindex = %v, %v; want [books]", got, err)
 	}
 	if err := e.store.DeleteArticle(ctx, "101"); err != nil {
@@ -412,13 +412,13 @@ func TestABookArticleGivenARecordLater(t *testing.T) {
 	if err := e.store.AddToGroups(ctx, "100", "lua"); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, "100"); err != nil || fmt.Sprint(got) != "[lua]" {
+	if got, err := groupsOf(e.store.Article(ctx, "100")); err != nil || fmt.Sprint(got) != "[lua]" {
 		t.Errorf("ArticleGroups = %v, %v; want [lua]", got, err)
 	}
 	if err := e.store.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := e.store.ArticleGroups(ctx, "100"); err != nil || fmt.Sprint(got) != "[go lua]" {
+	if got, err := groupsOf(e.store.Article(ctx, "100")); err != nil || fmt.Sprint(got) != "[go lua]" {
 		t.Errorf("ArticleGroups after Reindex = %v, %v; want [go lua]", got, err)
 	}
 	if err := e.store.DeleteArticle(ctx, "100"); err != nil {
@@ -625,7 +625,7 @@ func TestReindexResumedAfterSCANReorders(t *testing.T) {
 		t.Errorf("the run walked %d groups, want all 40", done.Groups)
 	}
 	for id, name := range groups {
-		if got, err := live.ArticleGroups(ctx, id); err != nil || len(got) != 1 || got[0] != name {
+		if got, err := groupsOf(live.Article(ctx, id)); err != nil || len(got) != 1 || got[0] != name {
 			t.Errorf("ArticleGroups(%s) = %v, %v; want [%s]", id, got, err, name)
 		}
 		page, err := live.GetGroupArticles(ctx, name, 1, voting.ByScore)
@@ -680,7 +680,7 @@ func TestReindexResumedWithANewGroupBetween(t *testing.T) {
 	}
 	for g, want := range map[string]int64{"a": size, "b": 1, "c": size} {
 		for _, o := range []voting.Order{voting.ByHot, voting.TopDay} {
-			if n, err := live.CountGroupArticles(ctx, g, o); err != nil || n != want {
+			if n, err := live.Count(ctx, voting.Query{Group: g, Order: o}); err != nil || n != want {
 				t.Errorf("group %s's live index by %v holds %d, %v; want %d", g, o, n, err, want)
 			}
 		}

@@ -317,27 +317,6 @@ func runStatus(reply any, err error) (string, error) {
 	return "", st.Err()
 }
 
-// Cutoff returns how long an article takes votes: voting on an article a
-// closes at a.Posted.Add(s.Cutoff()). It is the namespace's (Settings), as
-// the Store last read it; before its first call, the Store's option's.
-func (s *Store) Cutoff() time.Duration { return s.view().Cutoff }
-
-// LiveGroups reports whether the namespace keeps live group indexes, as
-// the Store last read its settings (Settings); before the Store's first
-// call, whether it was given WithLiveGroups.
-func (s *Store) LiveGroups() bool { return s.view().LiveGroups }
-
-// HistoryTime returns how long a user's history keeps a vote; 0 if the
-// namespace keeps no history. It is the namespace's (Settings), as the
-// Store last read it; before its first call, the Store's option's.
-func (s *Store) HistoryTime() time.Duration { return s.view().UserHistory }
-
-// Orders returns the orders the namespace keeps indexes for, and so the
-// Store can list by: ByScore, ByTime and those of WithOrders, in the order
-// of the table, as the Store last read the namespace's settings (Settings);
-// before its first call, those it was given.
-func (s *Store) Orders() []Order { return s.view().Orders }
-
 // view is the namespace's settings as the Store last read them, or before
 // its first call those its options ask for.
 func (s *Store) view() Settings {

@@ -50,9 +50,9 @@ func TestANewNamespaceTakesItsFirstStoresSettings(t *testing.T) {
 	if got, err := plain.Settings(ctx); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Settings by a Store given no option = %+v, %v; want %+v", got, err, want)
 	}
-	if plain.Cutoff() != 48*time.Hour || !plain.LiveGroups() || !plain.KeepsKarma() || plain.UniqueLinks() {
-		t.Errorf("a plain Store's accessors: cutoff %v, live %v, karma %v, links %v", plain.Cutoff(), plain.LiveGroups(),
-			plain.KeepsKarma(), plain.UniqueLinks())
+	if voting.View(plain).Cutoff != 48*time.Hour || !voting.View(plain).LiveGroups || !voting.View(plain).Karma || voting.View(plain).UniqueLinks {
+		t.Errorf("a plain Store's accessors: cutoff %v, live %v, karma %v, links %v", voting.View(plain).Cutoff, voting.View(plain).LiveGroups,
+			voting.View(plain).Karma, voting.View(plain).UniqueLinks)
 	}
 	id := e.post("alice", "weighed")
 	e.vote("bob", id, voting.Up)
@@ -60,8 +60,8 @@ func TestANewNamespaceTakesItsFirstStoresSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := plain.Article(ctx, id)
-	if err != nil || a.Score != unix(e.clock.Now())+300 {
-		t.Errorf("score after three up-votes of weight 100 = %v, %v; want %v", a.Score, err, unix(e.clock.Now())+300)
+	if err != nil || a.RankingScore != unix(e.clock.Now())+300 {
+		t.Errorf("score after three up-votes of weight 100 = %v, %v; want %v", a.RankingScore, err, unix(e.clock.Now())+300)
 	}
 
 	// A Store that lists groups through the book's cache makes a namespace
@@ -117,7 +117,7 @@ func TestTheNewcomersGroupPage(t *testing.T) {
 		t.Errorf("group page = %v, want %d articles with %s first", idsOf(page), voting.DefaultPageSize, ids[10])
 	}
 	s.check(e.store, "newcomers")
-	if n, err := e.store.CountGroupArticles(ctx, "newcomers", voting.ByScore); err != nil || n != 45 {
+	if n, err := e.store.Count(ctx, voting.Query{Group: "newcomers", Order: voting.ByScore}); err != nil || n != 45 {
 		t.Errorf("CountGroupArticles = %d, %v; want 45", n, err)
 	}
 }
@@ -192,13 +192,13 @@ func TestAStoreAddsWhatItAsksFor(t *testing.T) {
 	// The plain Store goes by what it read until a write finds the
 	// settings changed: then it reads them again, and keeps the new
 	// indexes.
-	if plain.KeepsKarma() {
+	if voting.View(plain).Karma {
 		t.Errorf("the plain Store knew of karma before its next call")
 	}
 	b := s.post("carol", "g") // through e.store, the plain Store
 	s.vote(plain, "dave", b, voting.Up)
-	if !plain.KeepsKarma() || !slicesContain(plain.Orders(), voting.ByVotes) {
-		t.Errorf("after its write the plain Store goes by karma %v, orders %v", plain.KeepsKarma(), plain.Orders())
+	if !voting.View(plain).Karma || !slicesContain(voting.View(plain).Orders, voting.ByVotes) {
+		t.Errorf("after its write the plain Store goes by karma %v, orders %v", voting.View(plain).Karma, voting.View(plain).Orders)
 	}
 	if got := e.zscore(e.key("votes:"), e.article(b)); got != 2 {
 		t.Errorf("votes: gives the article posted after ByVotes was added %v, want 2", got)
@@ -438,7 +438,7 @@ func TestMixedStoresKeepEveryIndex(t *testing.T) {
 		for user, want := range histories {
 			var got []string
 			for page := 1; ; page++ {
-				h, err := stores[0].UserHistory(ctx, user, page)
+				h, err := two(stores[0].UserHistory(ctx, user, voting.Paging{Page: page}))
 				if err != nil {
 					t.Fatalf("%s: UserHistory(%s): %v", when, user, err)
 				}
@@ -483,7 +483,7 @@ func TestTheBooksWritesAreNoticed(t *testing.T) {
 		e.advance(time.Minute)
 		s.post(fmt.Sprintf("user%d", i), "g")
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		checkListed(t, e.store, "", o, idsOfModel(s))
 	}
 	// The book's code posts, into the group too.
@@ -494,7 +494,7 @@ func TestTheBooksWritesAreNoticed(t *testing.T) {
 	s.articles["5"] = &rankedArticle{id: "5", posted: e.clock.Now(), up: 1, groups: map[string]bool{"g": true}}
 	s.voters["5"] = map[string]voting.Direction{"bob": voting.Up}
 	all := idsOfModel(s)
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		if o == voting.ByScore || o == voting.ByTime {
 			checkListed(t, e.store, "", o, all)
 			checkListed(t, e.store, "g", o, all) // the book's listing
@@ -503,7 +503,7 @@ func TestTheBooksWritesAreNoticed(t *testing.T) {
 		checkNotIndexed(t, e.store, "", o)
 		checkNotIndexed(t, e.store, "g", o)
 	}
-	if _, err := e.store.TopPosters(ctx, 1); !errors.Is(err, voting.ErrNotIndexed) {
+	if _, err := two(e.store.TopPosters(ctx, voting.Paging{Page: 1})); !errors.Is(err, voting.ErrNotIndexed) {
 		t.Errorf("TopPosters after the book's post = %v, want ErrNotIndexed", err)
 	}
 	if _, err := e.store.ArticleByLink(ctx, "http://example.com/book"); !errors.Is(err, voting.ErrNotIndexed) {
@@ -699,7 +699,7 @@ func TestTheBooksPythonCodeIsNoticed(t *testing.T) {
 			inG = append(inG, id)
 		}
 	}
-	for _, o := range e.store.Orders() {
+	for _, o := range voting.View(e.store).Orders {
 		if o == voting.ByScore || o == voting.ByTime {
 			checkListed(t, e.store, "", o, all)
 			checkListed(t, e.store, "g", o, inG) // the book's listing
@@ -708,7 +708,7 @@ func TestTheBooksPythonCodeIsNoticed(t *testing.T) {
 		checkNotIndexed(t, e.store, "", o)
 		checkNotIndexed(t, e.store, "g", o)
 	}
-	if _, err := e.store.TopPosters(ctx, 1); !errors.Is(err, voting.ErrNotIndexed) {
+	if _, err := two(e.store.TopPosters(ctx, voting.Paging{Page: 1})); !errors.Is(err, voting.ErrNotIndexed) {
 		t.Errorf("TopPosters after the book's posts = %v, want ErrNotIndexed", err)
 	}
 	if _, err := e.store.ArticleByLink(ctx, "https://python.example/a"); !errors.Is(err, voting.ErrNotIndexed) {
@@ -849,7 +849,7 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 	if _, err := e.store.Settings(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.UserHistory(ctx, "voter", 1); !errors.Is(err, voting.ErrInvalid) {
+	if _, err := two(e.store.UserHistory(ctx, "voter", voting.Paging{Page: 1})); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("UserHistory after histories stopped = %v, want ErrInvalid", err)
 	}
 	if _, err := e.store.ArticleByLink(ctx, "https://example.com/"); !errors.Is(err, voting.ErrInvalid) {
@@ -1015,7 +1015,7 @@ func TestStopKeepingDuringReindex(t *testing.T) {
 	if got := e.hash(e.key("indexed:")); got["best"] != "1" || got["votes"] != "" {
 		t.Errorf("indexed: after the run = %v, want best built and no votes", got)
 	}
-	if n, err := votes.CountArticles(ctx, voting.ByBest); err != nil || n != 30 {
+	if n, err := votes.Count(ctx, voting.Query{Order: voting.ByBest}); err != nil || n != 30 {
 		t.Errorf("CountArticles by best after the run = %d, %v; want 30", n, err)
 	}
 	e.store = votes

@@ -386,7 +386,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 		if n, err := live.CountGroups(ctx); err != nil || n < 300_000 {
 			return fmt.Errorf("CountGroups = %d, %v; want the 300,000 and more", n, err)
 		}
-		page, err := live.Groups(ctx, 300_000/live.PageSize()/2)
+		page, err := two(live.Groups(ctx, voting.Paging{Page: 300_000 / live.PageSize() / 2}))
 		if err == nil && len(page) != live.PageSize() {
 			err = fmt.Errorf("a deep page of Groups holds %d groups", len(page))
 		}
@@ -434,7 +434,7 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	})
 	phase("the last page of a history of three million votes", func() error {
 		last := deepHistory / everything.PageSize()
-		votes, err := everything.UserHistory(ctx, "deep", last)
+		votes, err := two(everything.UserHistory(ctx, "deep", voting.Paging{Page: last}))
 		if err != nil {
 			return err
 		}

@@ -57,8 +57,8 @@ func TestClockOutsideTheYearsIsRefused(t *testing.T) {
 					_, err := e.store.GetGroupArticles(ctx, "g", 1, voting.TopDay)
 					return err
 				},
-				"CountArticles": func() error { _, err := e.store.CountArticles(ctx, voting.TopDay); return err },
-				"UserHistory":   func() error { _, err := e.store.UserHistory(ctx, "alice", 1); return err },
+				"CountArticles": func() error { _, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); return err },
+				"UserHistory":   func() error { _, err := two(e.store.UserHistory(ctx, "alice", voting.Paging{Page: 1})); return err },
 				"Reindex":       func() error { return e.store.Reindex(ctx) },
 			}
 			for name, call := range calls {
@@ -103,11 +103,11 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 			}
 			sec := at.Unix()
 			want := voting.Article{ID: a, Title: "a", Link: "https://example.com/a", Poster: "alice",
-				Posted: at, Score: float64(sec + 2*432), Votes: 2}
+				Posted: at, Points: 2, Upvotes: 2, RankingScore: float64(sec + 2*432), Groups: []string{"g"}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Article(%s) = %+v, want %+v", a, got, want)
 			}
-			wantJSON := fmt.Sprintf(`{"id":"%s","title":"a","link":"https://example.com/a","poster":"alice","posted":"%s","score":%d,"votes":2,"downvotes":0}`,
+			wantJSON := fmt.Sprintf(`{"id":"%s","title":"a","link":"https://example.com/a","poster":"alice","posted":"%s","points":2,"upvotes":2,"downvotes":0,"rankingScore":%d,"groups":["g"]}`,
 				a, at.Format(time.RFC3339), sec+2*432)
 			if j, err := json.Marshal(got); err != nil || string(j) != wantJSON {
 				t.Errorf("json.Marshal(Article(%s)) = %s, %v; want %s", a, j, err, wantJSON)
@@ -123,15 +123,17 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 						t.Errorf("json.Marshal of the page of %q by %v: %v", group, o, err)
 					}
 				}
-				if n, err := e.store.CountArticles(ctx, o); err != nil || n != 2 {
+				if n, err := e.store.Count(ctx, voting.Query{Order: o}); err != nil || n != 2 {
 					t.Errorf("CountArticles(%v) = %d, %v; want 2", o, n, err)
 				}
 			}
-			history, err := e.store.UserHistory(ctx, "bob", 1)
+			history, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantHistory := []voting.UserVote{{Article: want, Direction: voting.Up, At: at}}
+			listed := want
+			listed.Groups = nil // a history reads no groups
+			wantHistory := []voting.UserVote{{Article: listed, Direction: voting.Up, At: at}}
 			if !reflect.DeepEqual(history, wantHistory) {
 				t.Errorf("UserHistory(bob) = %+v, want %+v", history, wantHistory)
 			}
@@ -209,7 +211,7 @@ func TestTimesAndScoresOutsideTheRangeAreSkipped(t *testing.T) {
 		}
 	}
 	lists["UserHistory"] = func() (any, []string, error) {
-		h, err := e.store.UserHistory(ctx, "bob", 1)
+		h, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))
 		var got []string
 		for _, v := range h {
 			got = append(got, v.Article.ID)

@@ -364,7 +364,7 @@ func TestWindowMarkNearTheEpoch(t *testing.T) {
 					t.Errorf("list %q by top-day = %v, want [%s]", group, got, kept)
 				}
 			}
-			if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 1 {
+			if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 1 {
 				t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
 			}
 			want := map[string]string{"top-day": tt.mark, "top-day:g": tt.mark}
@@ -381,7 +381,7 @@ func TestWindowMarkNearTheEpoch(t *testing.T) {
 					t.Errorf("list %q by top-day after a post = %v, want [%s %s]", group, got, late, kept)
 				}
 			}
-			if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 2 {
+			if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 2 {
 				t.Errorf("CountArticles(TopDay) after a post = %d, %v; want 2", n, err)
 			}
 			if got := e.hash(e.key("trimmed:")); !reflect.DeepEqual(got, want) {
@@ -410,7 +410,7 @@ func TestWindowMarkAtABookTime(t *testing.T) {
 	if got := idsOf(listAll(t, e.store, "", voting.TopDay)); !reflect.DeepEqual(got, []string{kept}) {
 		t.Errorf("top of the day = %v, want [%s]", got, kept)
 	}
-	if n, err := e.store.CountArticles(ctx, voting.TopDay); err != nil || n != 1 {
+	if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 1 {
 		t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
 	}
 	if got, want := e.hash(e.key("trimmed:")), map[string]string{"top-day": "0.00000015"}; !reflect.DeepEqual(got, want) {
@@ -470,7 +470,7 @@ func TestListingAnEmptyGroupLeavesNoTrace(t *testing.T) {
 						if got, err := e.store.GetGroupArticles(ctx, group, 1, order); err != nil || len(got) != 0 {
 							t.Fatalf("group %s by %v = %v, %v; want an empty page", group, order, idsOf(got), err)
 						}
-						if n, err := e.store.CountGroupArticles(ctx, group, order); err != nil || n != 0 {
+						if n, err := e.store.Count(ctx, voting.Query{Group: group, Order: order}); err != nil || n != 0 {
 							t.Fatalf("count of group %s by %v = %d, %v; want 0", group, order, n, err)
 						}
 					}

@@ -144,22 +144,35 @@ func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 	before := e.dump()
 	long := strings.Repeat("x", voting.MaxUserLen+1)
 	for what, call := range map[string]func() error{
-		"DeleteArticle empty id":   func() error { return e.store.DeleteArticle(ctx, "") },
-		"DeleteArticle bad id":     func() error { return e.store.DeleteArticle(ctx, "1 OR 2") },
-		"DeleteArticle leading 0":  func() error { return e.store.DeleteArticle(ctx, "0"+id) },
-		"CountArticles unkept":     func() error { _, err := e.store.CountArticles(ctx, voting.ByVotes); return err },
-		"CountArticles no order":   func() error { _, err := e.store.CountArticles(ctx, voting.Order(99)); return err },
-		"CountGroupArticles group": func() error { _, err := e.store.CountGroupArticles(ctx, "", voting.ByScore); return err },
-		"CountGroupArticles brace": func() error { _, err := e.store.CountGroupArticles(ctx, "{x}", voting.ByScore); return err },
-		"CountGroupArticles unkept": func() error {
-			_, err := e.store.CountGroupArticles(ctx, "go", voting.TopWeek)
+		"DeleteArticle empty id":  func() error { return e.store.DeleteArticle(ctx, "") },
+		"DeleteArticle bad id":    func() error { return e.store.DeleteArticle(ctx, "1 OR 2") },
+		"DeleteArticle leading 0": func() error { return e.store.DeleteArticle(ctx, "0"+id) },
+		"CountArticles unkept":    func() error { _, err := e.store.Count(ctx, voting.Query{Order: voting.ByVotes}); return err },
+		"CountArticles no order":  func() error { _, err := e.store.Count(ctx, voting.Query{Order: voting.Order(99)}); return err },
+		"CountGroupArticles group": func() error {
+			_, err := e.store.Count(ctx, voting.Query{Group: "a b", Order: voting.ByScore})
 			return err
 		},
-		"UserHistory empty user": func() error { _, err := e.store.UserHistory(ctx, "", 1); return err },
-		"UserHistory long user":  func() error { _, err := e.store.UserHistory(ctx, long, 1); return err },
-		"UserHistory page 0":     func() error { _, err := e.store.UserHistory(ctx, "bob", 0); return err },
-		"UserHistory page -1":    func() error { _, err := e.store.UserHistory(ctx, "bob", -1); return err },
-		"UserHistory off":        func() error { _, err := noHistory.UserHistory(ctx, "bob", 1); return err },
+		"CountGroupArticles brace": func() error {
+			_, err := e.store.Count(ctx, voting.Query{Group: "{x}", Order: voting.ByScore})
+			return err
+		},
+		"CountGroupArticles unkept": func() error {
+			_, err := e.store.Count(ctx, voting.Query{Group: "go", Order: voting.TopWeek})
+			return err
+		},
+		"UserHistory empty user": func() error { _, err := two(e.store.UserHistory(ctx, "", voting.Paging{Page: 1})); return err },
+		"UserHistory long user":  func() error { _, err := two(e.store.UserHistory(ctx, long, voting.Paging{Page: 1})); return err },
+		"UserHistory page and cursor": func() error {
+			_, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 2, After: "x"}))
+			return err
+		},
+		"UserHistory size 1001": func() error {
+			_, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Size: voting.MaxPageSize + 1}))
+			return err
+		},
+		"UserHistory page -1": func() error { _, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: -1})); return err },
+		"UserHistory off":     func() error { _, err := two(noHistory.UserHistory(ctx, "bob", voting.Paging{Page: 1})); return err },
 	} {
 		if err := call(); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", what, err)

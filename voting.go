@@ -4,7 +4,6 @@ package voting
 // of itself.
 
 import (
-	"math"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -129,16 +128,3 @@ const defaultHistoryBatch = 200
 // step sets one entry per kept index for each, under 2 ms of Redis's time
 // as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
 const defaultReindexBatch = 100
-
-// pageBounds checks page and gives its bounds, as pageRange does.
-func (s *Store) pageBounds(page int) (start, stop int64, past bool, err error) {
-	if page < 1 {
-		return 0, 0, false, errs.Invalidf("page %d is before page 1", page)
-	}
-	size := int64(s.pageSize)
-	if int64(page-1) > (math.MaxInt64-size)/size {
-		return 0, 0, true, nil
-	}
-	start = int64(page-1) * size
-	return start, start + size - 1, false, nil
-}

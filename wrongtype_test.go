@@ -102,41 +102,47 @@ func keyedOps() []keyedOp {
 		{name: "GetGroupArticles by top-week, aged", setup: aged, call: listGroup(voting.TopWeek), reads: []string{"indexed:"},
 			liveReads: []string{"live:time:g2"}, cacheReads: []string{"time:", "group:g2"}},
 		{name: "CountArticles by top-day, aged", setup: aged, call: func(e *env) error {
-			_, err := e.store.CountArticles(ctx, voting.TopDay)
+			_, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay})
 			return err
 		}, reads: []string{"time:", "indexed:"}},
 		{name: "GetArticles by votes", call: list(voting.ByVotes), reads: []string{"votes:", "score:", "indexed:"}},
 		{name: "GetGroupArticles by score", call: listGroup(voting.ByScore),
 			liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2", "score:", "score:g2"}},
 		{name: "CountGroupArticles by score", call: func(e *env) error {
-			_, err := e.store.CountGroupArticles(ctx, "g2", voting.ByScore)
+			_, err := e.store.Count(ctx, voting.Query{Group: "g2", Order: voting.ByScore})
 			return err
 		}, liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2"}},
 		{name: "CountGroupArticles by top-week", call: func(e *env) error {
-			_, err := e.store.CountGroupArticles(ctx, "g2", voting.TopWeek)
+			_, err := e.store.Count(ctx, voting.Query{Group: "g2", Order: voting.TopWeek})
 			return err
 		}, reads: []string{"indexed:"}, liveReads: []string{"live:top-week:g2"}, cacheReads: []string{"group:g2", "top-week:", "time:"}},
 		{name: "GetArticlesAfter by votes", call: func(e *env) error {
-			_, _, err := e.store.GetArticlesAfter(ctx, voting.ByVotes, voting.Cursor(voting.ByVotes, "", "1", "2"))
+			_, _, err := e.store.List(ctx, voting.Query{Order: voting.ByVotes, Paging: voting.Paging{After: voting.Cursor(voting.ByVotes, "", "1", "2")}})
 			return err
 		}, reads: []string{"votes:", "score:", "indexed:"}},
 		{name: "GetGroupArticlesAfter by score", call: func(e *env) error {
-			_, _, err := e.store.GetGroupArticlesAfter(ctx, "g2", voting.ByScore, voting.Cursor(voting.ByScore, "g2", "1", "9"))
+			_, _, err := e.store.List(ctx, voting.Query{Group: "g2", Order: voting.ByScore, Paging: voting.Paging{After: voting.Cursor(voting.ByScore, "g2", "1", "9")}})
 			return err
 		}, liveReads: []string{"live:score:g2", "indexed:"}, cacheReads: []string{"group:g2", "score:", "score:g2"}},
 		{name: "UserVotes", call: func(e *env) error { _, err := e.store.UserVotes(ctx, "bob", "1", "2"); return err },
 			reads: []string{"voted:1", "downvoted:1", "voted:2", "history:bob", "score:"}},
-		{name: "UserHistory", call: func(e *env) error { _, err := e.store.UserHistory(ctx, "bob", 1); return err },
+		{name: "UserHistory", call: func(e *env) error { _, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1})); return err },
 			reads: []string{"history:bob", "score:"}},
-		{name: "ArticleGroups", call: func(e *env) error { _, err := e.store.ArticleGroups(ctx, "1"); return err },
+		{name: "ArticleGroups", call: func(e *env) error { _, err := groupsOf(e.store.Article(ctx, "1")); return err },
 			reads: []string{"groups:1"}},
 		{name: "Article", call: func(e *env) error { _, err := e.store.Article(ctx, "1"); return err },
 			reads: []string{"article:1", "score:"}},
-		{name: "UserArticles", call: func(e *env) error { _, err := e.store.UserArticles(ctx, "alice", 1); return err },
+		{name: "UserArticles", call: func(e *env) error {
+			_, err := two(e.store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: 1}}))
+			return err
+		},
 			reads: []string{"posts:alice", "score:"}},
-		{name: "CountUserArticles", call: func(e *env) error { _, err := e.store.CountUserArticles(ctx, "alice"); return err },
+		{name: "CountUserArticles", call: func(e *env) error {
+			_, err := e.store.Count(ctx, voting.Query{User: "alice", Order: voting.ByTime})
+			return err
+		},
 			reads: []string{"posts:alice"}},
-		{name: "Groups", call: func(e *env) error { _, err := e.store.Groups(ctx, 1); return err },
+		{name: "Groups", call: func(e *env) error { _, err := two(e.store.Groups(ctx, voting.Paging{Page: 1})); return err },
 			reads: []string{"groupsizes:"}},
 		{name: "CountGroups", call: func(e *env) error { _, err := e.store.CountGroups(ctx); return err },
 			reads: []string{"groupsizes:"}},
@@ -149,7 +155,7 @@ func keyedPeopleOps() []keyedOp {
 	return []keyedOp{
 		{name: "Karma", call: func(e *env) error { _, err := e.store.Karma(ctx, "alice"); return err },
 			reads: []string{"karma:", "indexed:"}},
-		{name: "TopPosters", call: func(e *env) error { _, err := e.store.TopPosters(ctx, 1); return err },
+		{name: "TopPosters", call: func(e *env) error { _, err := two(e.store.TopPosters(ctx, voting.Paging{Page: 1})); return err },
 			reads: []string{"karma:", "indexed:"}},
 		{name: "ArticleByLink", call: func(e *env) error {
 			_, err := e.store.ArticleByLink(ctx, "https://EXAMPLE.com/first")

@@ -36,12 +36,12 @@ func operations(base string, store *voting.Store, ids []string) []operation {
 	// The calls newsd makes for a listing's page: the count, the page and
 	// the cursor after it.
 	listing := func(ctx context.Context) ([]voting.Article, error) {
-		if _, err := store.CountArticles(ctx, voting.ByHot); err != nil {
+		if _, err := store.Count(ctx, voting.Query{Order: voting.ByHot}); err != nil {
 			return nil, err
 		}
 		page, err := store.GetArticles(ctx, 1, voting.ByHot)
 		if err == nil && len(page) > 0 {
-			_, err = store.CursorAfter(ctx, voting.ByHot, "", page[len(page)-1].ID)
+			_, err = store.Cursor(ctx, page[len(page)-1].ID, voting.Query{Order: voting.ByHot})
 		}
 		return page, err
 	}
@@ -63,7 +63,7 @@ func operations(base string, store *voting.Store, ids []string) []operation {
 					if _, err := store.UserVotes(ctx, user, ids...); err != nil {
 						return err
 					}
-					_, err = store.Groups(ctx, 1)
+					_, _, err = store.Groups(ctx, voting.Paging{Page: 1})
 					return err
 				}, nil
 			},

@@ -43,7 +43,7 @@ func printFront(w io.Writer, c Config, f frontPage, rows int) {
 		if r.interesting {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%d\t%.0f\t%d\t%d\t%s\t %s %s\n", r.rank, a.Score, a.Votes, a.Downvotes, hours(r.age), mark, a.Title)
+		fmt.Fprintf(tw, "%d\t%.0f\t%d\t%d\t%s\t %s %s\n", r.rank, a.RankingScore, a.Upvotes, a.Downvotes, hours(r.age), mark, a.Title)
 	}
 	tw.Flush()
 }

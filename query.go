@@ -1,0 +1,485 @@
+package voting
+
+// This file holds how a list is asked for: Paging, which page of any list
+// the Store gives (by number or after a cursor, of a size), and Query,
+// which list of articles (the site's, a group's or a user's, in an order),
+// with the calls that take a Query: List, Count, Rank and Cursor.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/articlevote/voting/internal/errs"
+	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/script"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Paging says which page of a list to read. Every list the Store gives
+// (List, Groups, TopPosters, UserHistory) takes one and pages the same way:
+// by number (Page), or after a cursor (After) that the call for the page
+// before returned as next, with Size items a page.
+//
+// Numbered pages suit a page count ("page 3 of 40", with Count); cursors
+// suit a walk through a list that moves under it (by votes, posts,
+// articles aging out of a window): a walk by cursor lists exactly once
+// each item whose entry did not move during the walk, where numbered pages
+// skip or repeat items that move across a page's edge. Both cost the same
+// round trips.
+type Paging struct {
+	// Page is the number of the page, counting from 1; a page past the end
+	// is empty. A numbered page gives next "": the following page is
+	// Page+1. 0 reads by cursor.
+	Page int
+	// After is the cursor that the call for the page before returned as
+	// next; "" (with Page 0) for the first page. A page read by cursor
+	// gives next, the cursor of the page after it, "" after the last. A
+	// cursor is opaque, URL-safe text. One that does not parse, or that
+	// another list gave, is an error wrapping ErrInvalid, as is a cursor
+	// given with a Page.
+	After string
+	// Size is how many items the page holds, from 1 to MaxPageSize; 0 for
+	// the Store's page size (WithPageSize).
+	Size int
+}
+
+// A window is a checked Paging: a page by number, with its ZREVRANGE
+// bounds (past for one so far on that they overflow), or by cursor, after
+// the point at; of size items.
+type window struct {
+	size        int
+	byNumber    bool
+	start, stop int64
+	past        bool
+	at          point
+}
+
+// paging checks p for the list named list (an order's name, or one of the
+// lists' names below) of scope (a group or user; "" for none).
+func (s *Store) paging(p Paging, list, scope string) (window, error) {
+	w := window{size: p.Size}
+	if w.size == 0 {
+		w.size = s.pageSize
+	}
+	switch {
+	case p.Size < 0 || p.Size > MaxPageSize:
+		return window{}, errs.Invalidf("page size %d is outside 1..%d", p.Size, MaxPageSize)
+	case p.Page < 0:
+		return window{}, errs.Invalidf("page %d is before page 1", p.Page)
+	case p.Page > 0 && p.After != "":
+		return window{}, errs.Invalidf("page %d and a cursor: give one or the other", p.Page)
+	case p.Page > 0:
+		w.byNumber = true
+		w.start, w.stop, w.past = pageBounds(p.Page, w.size)
+		return w, nil
+	}
+	var err error
+	w.at, err = parseCursor(p.After, list, scope)
+	return w, err
+}
+
+// pageBounds gives the ZREVRANGE bounds of page (from 1) of size items;
+// past reports a page so far on that they overflow: past any list's end.
+func pageBounds(page, size int) (start, stop int64, past bool) {
+	n := int64(size)
+	if int64(page-1) > (math.MaxInt64-n)/n {
+		return 0, 0, true
+	}
+	start = int64(page-1) * n
+	return start, start + n - 1, false
+}
+
+// The names of the lists that are no order's, as a cursor holds them.
+const (
+	postsList   = "posts"   // a user's articles
+	groupsList  = "groups"  // Groups
+	postersList = "posters" // TopPosters
+	historyList = "history" // a user's votes
+)
+
+// Query says which listing of articles to read, and (for List) which page
+// of it: the site's, a group's or a user's, in an order. Its zero value is
+// the site's listing by score, the first page by cursor.
+type Query struct {
+	// Order is the listing's order, one the namespace keeps (Settings):
+	// ByScore (the zero value), ByTime, or one of WithOrders. Another is an
+	// error wrapping ErrInvalid.
+	Order Order
+	// Group, if not "", makes it the group's listing.
+	Group string
+	// User, if not "", makes it the listing of the articles the user has
+	// posted, newest first, from the index every post writes: Order must
+	// be ByTime, the one order a user's articles are kept in. Articles the
+	// book's own code posted join it when Reindex runs. A query may not
+	// name both a Group and a User.
+	User string
+	// WithGroups makes List fill each article's Groups, within the same
+	// round trips.
+	WithGroups bool
+	// Paging is which page List reads; Count, Rank and Cursor ignore it.
+	Paging
+}
+
+// check checks q's scope and order, before anything is sent.
+func (q *Query) check() error {
+	switch {
+	case q.Group != "" && q.User != "":
+		return errs.Invalidf("a query of group %q and user %q: give one or neither", q.Group, q.User)
+	case q.User != "":
+		if err := checkUser(q.User); err != nil {
+			return err
+		}
+		if q.Order != ByTime {
+			return errs.Invalidf("a user's articles are listed by time, not by %s", q.Order)
+		}
+		return nil
+	case q.Group != "":
+		if err := checkGroup(q.Group); err != nil {
+			return err
+		}
+	}
+	return knownOrder(q.Order)
+}
+
+// list and scope are what q's cursors name: the order's name and the group
+// ("" for the site), or the user's articles and the user.
+func (q *Query) list() (list, scope string) {
+	if q.User != "" {
+		return postsList, q.User
+	}
+	return q.Order.String(), q.Group
+}
+
+// what says what q lists, for an error's context.
+func (q *Query) what() string {
+	switch {
+	case q.User != "":
+		return fmt.Sprintf("the articles of user %q", q.User)
+	case q.Group != "":
+		return "group " + q.Group + " by " + q.Order.String()
+	}
+	return "articles by " + q.Order.String()
+}
+
+// userListing is the listing of a user's articles, by time.
+func (s *Store) userListing(user string) listing {
+	return listing{order: ByTime, spec: &unordered, index: s.keys.UserPosts(user)}
+}
+
+// List returns a page of the listing q names, and for a page read by
+// cursor the cursor of the page after it ("" after the last).
+//
+// A page of a top-of-window order (TopDay to TopYear) holds only articles
+// posted within the window by the Store's clock. A page of an index that
+// does not hold every article yet (an order kept since after articles were
+// posted, until Reindex builds it) is an error wrapping ErrNotIndexed, not
+// a short page.
+//
+// A group's listing is its live index of the order where the namespace
+// keeps live groups (WithLiveGroups; a namespace the library creates
+// does): exact, in two round trips, as a site page. Elsewhere it is, as in
+// the book, the intersection of the group with the order's index, cached
+// for the group cache TTL (WithGroupCacheTTL): articles posted, voted on
+// or regrouped within that time may be listed in their old places, though
+// each article returned is read fresh. Building the cache and reading the
+// page are one atomic step, whose Redis time grows with the group's size
+// (docs/groups.md).
+//
+// A group that holds no article and a user who has posted none give an
+// empty page, whether they ever held or posted one or not: Groups lists the
+// groups that hold an article, and Karma tells a poster from an unknown
+// user where the namespace keeps karma.
+//
+// A page takes two round trips to Redis whatever its size; a
+// top-of-window page may take more when many articles have aged out of the
+// window since it was last listed, each step a bounded one.
+func (s *Store) List(ctx context.Context, q Query) (articles []Article, next string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "list "+q.what())
+		}
+	}()
+	if err := q.check(); err != nil {
+		return nil, "", err
+	}
+	list, scope := q.list()
+	w, err := s.paging(q.Paging, list, scope)
+	if err != nil {
+		return nil, "", err
+	}
+	if w.past {
+		return []Article{}, "", nil
+	}
+	switch {
+	case q.User != "":
+		return s.listPage(ctx, s.userListing(q.User), &q, w)
+	case q.Group != "":
+		return s.groupPage(ctx, &q, w)
+	}
+	return s.listPage(ctx, s.siteListing(q.Order), &q, w)
+}
+
+// listPage reads the page w of l for q.
+func (s *Store) listPage(ctx context.Context, l listing, q *Query, w window) ([]Article, string, error) {
+	if w.byNumber {
+		articles, err := s.list(ctx, l, w.start, w.stop, q.WithGroups)
+		return articles, "", err
+	}
+	return s.listAfter(ctx, l, q, w)
+}
+
+// groupPage reads the page w of q's group: from its live index where the
+// namespace keeps them, else (or where they lack articles, written by
+// another writer or before they were kept) from the book's cached listing,
+// as its code lists the group.
+func (s *Store) groupPage(ctx context.Context, q *Query, w window) ([]Article, string, error) {
+	ns, _, err := s.checkOrder(ctx, q.Order)
+	if err != nil {
+		return nil, "", err
+	}
+	if ns.liveReads {
+		articles, next, err := s.listPage(ctx, s.liveListing(q.Group, q.Order), q, w)
+		if !errors.Is(err, errs.ErrNotIndexed) {
+			return articles, next, err
+		}
+	}
+	var articles []Article
+	var next string
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		if w.byNumber {
+			reply, err := s.cachedGroup(c, q.Group, q.Order, w.start, w.stop, false, nil)
+			if err != nil {
+				return err
+			}
+			page, ok := reply.([]any)
+			if !ok {
+				return fmt.Errorf("unexpected reply %v", reply)
+			}
+			// The cache's scores may be as old as the cache; fetch reads
+			// each article's score afresh.
+			articles, _, err = s.fetch(c, page, false, q.WithGroups)
+			return err
+		}
+		reply, err := s.cachedGroup(c, q.Group, q.Order, 0, int64(w.size), false, &w.at)
+		if err != nil {
+			return err
+		}
+		page, ok := reply.([]any)
+		if !ok {
+			return fmt.Errorf("unexpected reply %v", reply)
+		}
+		articles, next, err = s.pageAfter(c, q, page, w.size)
+		return err
+	})
+	return articles, next, err
+}
+
+// Count returns how many articles the listing q names holds, for a page
+// count ("page 3 of 40"): the size of what List reads its pages from, so
+// that a count and the pages it numbers agree. A window order's count is
+// that window's at the moment of the call by the Store's clock, trimmed
+// first as a listing is. A group's count without live groups is the
+// book's cached listing's, built first if it is missing, as a page would
+// build it: as old as the cache, as its pages are. It takes one round
+// trip, O(1) on the server (a window long unlisted may take a few more,
+// each a bounded trim).
+func (s *Store) Count(ctx context.Context, q Query) (n int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "count "+q.what())
+		}
+	}()
+	if err := q.check(); err != nil {
+		return 0, err
+	}
+	switch {
+	case q.User != "":
+		return s.count(ctx, s.userListing(q.User))
+	case q.Group == "":
+		return s.count(ctx, s.siteListing(q.Order))
+	}
+	ns, _, err := s.checkOrder(ctx, q.Order)
+	if err != nil {
+		return 0, err
+	}
+	if ns.liveReads {
+		n, err := s.count(ctx, s.liveListing(q.Group, q.Order))
+		if !errors.Is(err, errs.ErrNotIndexed) {
+			return n, err
+		}
+	}
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.cachedGroup(c, q.Group, q.Order, 0, 0, true, nil)
+		n, _ = reply.(int64)
+		return err
+	})
+	return n, err
+}
+
+// Rank returns an article's place in the listing q names, counting from
+// 1, so that a page can say "#3 today": the place it would have on a page
+// read at the same moment (a window's index is trimmed first, as a
+// listing's is). A group's rank is read from its live index, so needs a
+// namespace that keeps live groups (an error wrapping ErrInvalid without
+// them, and ErrNotIndexed while they lack articles). It returns an error wrapping ErrNotFound if
+// the listing does not hold the article (there is no such article, it is
+// not in the group, or it has aged out of the window). It takes one round
+// trip.
+func (s *Store) Rank(ctx context.Context, articleID string, q Query) (rank int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "rank of article "+idText(articleID)+" in "+q.what())
+		}
+	}()
+	if err := checkID(articleID); err != nil {
+		return 0, err
+	}
+	if err := q.check(); err != nil {
+		return 0, err
+	}
+	ns, _, err := s.checkOrder(ctx, q.Order)
+	if err != nil {
+		return 0, err
+	}
+	var l listing
+	switch {
+	case q.User != "":
+		l = s.userListing(q.User)
+	case q.Group != "":
+		if !ns.live {
+			return 0, errs.Invalidf("a rank within a group needs live groups: give a Store WithLiveGroups() to add them")
+		}
+		l = s.liveListing(q.Group, q.Order)
+	default:
+		l = s.siteListing(q.Order)
+	}
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.read(c, l, rconn.Command{Name: "ZREVRANK", Args: []any{l.index, s.keys.ArticleHash(articleID)}})
+		if err != nil {
+			return err
+		}
+		if reply == nil {
+			return ErrNotFound
+		}
+		place, err := redis.Int64(reply, nil)
+		rank = place + 1
+		return err
+	})
+	return rank, s.recheck(ctx, err, l)
+}
+
+// listAfter reads the page of l after w's point in one session: the page's
+// entries, one more to tell whether a page follows, then their articles.
+func (s *Store) listAfter(ctx context.Context, l listing, q *Query, w window) (articles []Article, next string, err error) {
+	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
+		return nil, "", err
+	}
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		page, err := s.readAfter(c, l, s.keys.ArticlePrefix(), w)
+		if err != nil {
+			return err
+		}
+		articles, next, err = s.pageAfter(c, q, page, w.size)
+		return err
+	})
+	return articles, next, s.recheck(ctx, err, l)
+}
+
+// readAfter reads the entries of l after w's point, with their values,
+// one more than the page holds: from the start for the zero point, else
+// after the point's member, prefix before it, in after.lua.
+func (s *Store) readAfter(c rconn.Link, l listing, prefix string, w window) ([]any, error) {
+	var read rconn.Command
+	var cl script.Call
+	if w.at.member == "" {
+		read = rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, 0, w.size, "WITHSCORES"}}
+	} else {
+		after := script.After{Index: l.index, Score: w.at.value, Member: prefix + w.at.member, Size: w.size + 1}
+		cl = after.Call()
+		read = rconn.Command{Name: "EVALSHA", Args: cl.Eval().Args}
+	}
+	reply, err := s.read(c, l, read)
+	if rconn.NoScript(err) {
+		// Redis does not have the script yet: the read before it ran; run
+		// the script once on its own, which sends its source.
+		reply, err = c.Run(cl.Eval())
+	}
+	page, err := script.ReadList(reply, err)
+	if err != nil {
+		return nil, errs.WrongType(err, l.index, read.Name)
+	}
+	if len(page)%2 != 0 {
+		return nil, fmt.Errorf("a page of %d replies, not entries and values", len(page))
+	}
+	return page, nil
+}
+
+// cutPage cuts page, entries and their values one more than size may
+// hold, to size entries, and gives the point of its last entry, prefix
+// taken off its member, if the one more tells that a page follows.
+func cutPage(page []any, size int, prefix string) ([]any, *point) {
+	if len(page)/2 <= size {
+		return page, nil
+	}
+	last := 2 * (size - 1)
+	member, _ := page[last].([]byte)
+	value, _ := page[last+1].([]byte)
+	return page[:2*size], &point{string(value), strings.TrimPrefix(string(member), prefix)}
+}
+
+// pageAfter reads the articles of a page of q's listing by cursor: page is
+// up to one entry more than size, each with its value; the one more tells
+// that a page follows, and next is then the cursor of the page's last
+// entry.
+func (s *Store) pageAfter(c rconn.Link, q *Query, page []any, size int) (articles []Article, next string, err error) {
+	page, last := cutPage(page, size, s.keys.ArticlePrefix())
+	if last != nil {
+		list, scope := q.list()
+		next = makeCursor(list, scope, *last)
+	}
+	// The page's values are the order's; the articles' scores come from the
+	// score index, but for ByScore, whose values they are.
+	withScores := q.Order == ByScore
+	if !withScores {
+		members := make([]any, 0, len(page)/2)
+		for i := 0; i < len(page); i += 2 {
+			members = append(members, page[i])
+		}
+		page = members
+	}
+	articles, _, err = s.fetch(c, page, withScores, q.WithGroups)
+	return articles, next, err
+}
+
+// plainListing is the listing of a sorted set that is always complete.
+func plainListing(key string) listing {
+	return listing{spec: &unordered, index: key}
+}
+
+// entries reads the page w of l's index, highest value first, entries and
+// their values, and for a page by cursor the cursor of the page after it:
+// by number, from w's start to its stop; by cursor, after w's point, one
+// entry more than the page holds to tell whether a page follows, if that
+// entry's value is within the list (within nil: every value is).
+func (s *Store) entries(c rconn.Link, l listing, w window, list, scope string, within func(value any) bool) (page []any, next string, err error) {
+	if w.byNumber {
+		page, err = redis.Values(s.read(c, l, rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, w.start, w.stop, "WITHSCORES"}}))
+		return page, "", err
+	}
+	page, err = s.readAfter(c, l, "", w)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(page)/2 > w.size && within != nil && !within(page[2*w.size+1]) {
+		page = page[:2*w.size] // the one more is past the list's end
+	}
+	page, last := cutPage(page, w.size, "")
+	if last != nil {
+		next = makeCursor(list, scope, *last)
+	}
+	return page, next, nil
+}
