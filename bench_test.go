@@ -381,10 +381,21 @@ func BenchmarkArticles(b *testing.B) {
 		for i, a := range first {
 			ids[i] = a.ID
 		}
-		// The same articles either way, the same fields and scores.
+		// The same articles either way, the same fields and scores; Articles
+		// reads the groups too, as a listing does WithGroups.
 		byIDs, err := s.Articles(ctx, ids...)
 		if err != nil {
 			b.Fatal(err)
+		}
+		withGroups, _, err := s.List(ctx, voting.Query{WithGroups: true, Paging: voting.Paging{Page: 1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !reflect.DeepEqual(byIDs, withGroups) {
+			b.Fatalf("Articles of page 1's ids gave\n%v\nwant\n%v", byIDs, withGroups)
+		}
+		for i := range byIDs {
+			byIDs[i].Groups = nil
 		}
 		if !reflect.DeepEqual(byIDs, first) {
 			b.Fatalf("Articles of page 1's ids gave\n%v\nwant\n%v", byIDs, first)
@@ -401,6 +412,9 @@ func BenchmarkArticles(b *testing.B) {
 				return err
 			}},
 			{"page-25", func(s *voting.Store) error { return full(s.GetArticles(ctx, 1, voting.ByScore)) }},
+			{"page-25-groups", func(s *voting.Store) error {
+				return full(two(s.List(ctx, voting.Query{WithGroups: true, Paging: voting.Paging{Page: 1}})))
+			}},
 			{"ping", nil},
 		}
 		for r := range benchRounds(b) {

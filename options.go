@@ -20,7 +20,8 @@ const (
 	DefaultVoteWeight = 432.0
 	// DefaultCutoff is how long after posting an article takes votes.
 	DefaultCutoff = 7 * 24 * time.Hour
-	// DefaultPageSize is the number of articles in one listing page.
+	// DefaultPageSize is the number of items in a page of a list when a
+	// call gives no size.
 	DefaultPageSize = 25
 	// DefaultGroupCacheTTL is how long a group listing is cached.
 	DefaultGroupCacheTTL = 60 * time.Second
@@ -39,7 +40,8 @@ const (
 const (
 	// MaxPrefixLen is the longest key prefix, in bytes.
 	MaxPrefixLen = 64
-	// MaxPageSize is the largest page size.
+	// MaxPageSize is the largest page size, of a Store (WithPageSize) and
+	// of a call (Paging.Size).
 	MaxPageSize = 1000
 	// MaxVoteWeight is the largest vote weight: a billion seconds, about 32
 	// years, a vote. With it a score stays finite whatever the counts, and
@@ -117,8 +119,9 @@ func WithCutoff(d time.Duration) Option {
 	return func(c *config) { c.cutoff, c.given.cutoff = d, true }
 }
 
-// WithPageSize sets how many articles a listing page holds, from 1 to
-// MaxPageSize. The default is DefaultPageSize (25).
+// WithPageSize sets how many items a page of a list holds when a call
+// gives no size (Paging.Size 0), as GetArticles and GetGroupArticles do not,
+// from 1 to MaxPageSize. The default is DefaultPageSize (25).
 func WithPageSize(n int) Option {
 	return func(c *config) { c.pageSize = n }
 }
@@ -151,8 +154,8 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithOrders keeps the indexes for these orders, beyond ByScore and ByTime,
-// which are always kept, so that GetArticles and GetGroupArticles can list
-// by them. Each kept order costs every post and vote one more write, and
+// which are always kept, so that listings (List, GetArticles,
+// GetGroupArticles) can be read in them. Each kept order costs every post and vote one more write, and
 // memory for one more entry per article (see the README). The orders kept
 // are the namespace's (Settings): a Store given one the namespace lacks adds
 // it on its first call, and from then on every Store's writes keep it.
@@ -167,8 +170,8 @@ func WithOrders(orders ...Order) Option {
 
 // WithLiveGroups keeps a sorted set per group for each kept order, updated
 // by every post, vote and group change in the same atomic step, instead of
-// the book's cached intersection of a group with an index. GetGroupArticles
-// then reads it directly: a group page costs what a site page costs, at any
+// the book's cached intersection of a group with an index. A group's listing
+// (List, GetGroupArticles) then reads it directly: a group page costs what a site page costs, at any
 // size, and is never stale. It costs each post and group change one write
 // per group per kept order, each vote one per group per order a vote moves
 // (all kept orders but ByTime), and memory for one entry per article per

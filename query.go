@@ -190,9 +190,10 @@ func (s *Store) userListing(user string) listing {
 // (docs/groups.md).
 //
 // A group that holds no article and a user who has posted none give an
-// empty page, whether they ever held or posted one or not: Groups lists the
-// groups that hold an article, and Karma tells a poster from an unknown
-// user where the namespace keeps karma.
+// empty page, not an error, whether they ever held or posted one or not:
+// the library keeps no record of a group beyond its articles (Groups lists
+// those that hold one), nor of a user beyond their articles, votes
+// (UserHistory) and karma (Karma, 0 for a user with no article).
 //
 // A page takes two round trips to Redis whatever its size; a
 // top-of-window page may take more when many articles have aged out of the

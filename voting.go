@@ -112,7 +112,8 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 // when its context has no earlier deadline (WithTimeout); 0 for no bound.
 func (s *Store) Timeout() time.Duration { return s.rc.Timeout }
 
-// PageSize returns the number of articles in a full listing page.
+// PageSize returns the number of items in a page of a list whose call gives
+// no size (WithPageSize).
 func (s *Store) PageSize() int { return s.pageSize }
 
 // defaultTrimBatch is how many aged-out articles one script takes out of a

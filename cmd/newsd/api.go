@@ -3,9 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/articlevote/voting"
 )
@@ -22,6 +20,15 @@ func apiFail(w http.ResponseWriter, err error) {
 	reply(w, status(err), map[string]string{"error": err.Error()})
 }
 
+// answer writes v with 200, or err if it is not nil.
+func answer(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		apiFail(w, err)
+		return
+	}
+	reply(w, http.StatusOK, v)
+}
+
 // decode reads a request's JSON body into v: one object of known fields.
 func decode(r *http.Request, v any) error {
 	d := json.NewDecoder(r.Body)
@@ -31,7 +38,10 @@ func decode(r *http.Request, v any) error {
 		if errors.As(err, &tooBig) {
 			return err
 		}
-		return fmt.Errorf("%w: the body is not the JSON object wanted: %v", voting.ErrInvalid, err)
+		if errors.Is(err, voting.ErrInvalid) {
+			return err // a value the library refused, in its words
+		}
+		return invalid("the body is not the JSON object wanted: %v", err)
 	}
 	return nil
 }
@@ -53,12 +63,18 @@ func (s *server) apiLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) apiList(w http.ResponseWriter, r *http.Request) {
-	l, err := s.list(r.Context(), r.PathValue("group"), r.URL.Query())
-	if err != nil {
-		apiFail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, l)
+	l, err := s.list(r.Context(), r.PathValue("group"), "", s.viewer(r), r.URL.Query())
+	answer(w, l, err)
+}
+
+func (s *server) apiGroups(w http.ResponseWriter, r *http.Request) {
+	g, err := s.groups(r.Context(), r.URL.Query())
+	answer(w, g, err)
+}
+
+func (s *server) apiPosters(w http.ResponseWriter, r *http.Request) {
+	p, err := s.posters(r.Context(), r.URL.Query())
+	answer(w, p, err)
 }
 
 func (s *server) apiArticle(w http.ResponseWriter, r *http.Request) {
@@ -119,41 +135,17 @@ func (s *server) apiDelete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// page reads the query's page number, 1 if none.
-func page(r *http.Request) (int, error) {
-	p := r.URL.Query().Get("page")
-	if p == "" {
-		return 1, nil
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%w: page %q is no page number", voting.ErrInvalid, p)
-	}
-	return n, nil
+func (s *server) apiUser(w http.ResponseWriter, r *http.Request) {
+	p, err := s.profile(r.Context(), r.PathValue("user"), s.viewer(r))
+	answer(w, p, err)
 }
 
-func (s *server) apiUser(w http.ResponseWriter, r *http.Request) {
-	n, err := page(r)
-	var p profile
-	if err == nil {
-		p, err = s.profile(r.Context(), r.PathValue("user"), n)
-	}
-	if err != nil {
-		apiFail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, p)
+func (s *server) apiUserArticles(w http.ResponseWriter, r *http.Request) {
+	l, err := s.list(r.Context(), "", r.PathValue("user"), s.viewer(r), r.URL.Query())
+	answer(w, l, err)
 }
 
 func (s *server) apiUserVotes(w http.ResponseWriter, r *http.Request) {
-	n, err := page(r)
-	var votes []voting.UserVote
-	if err == nil {
-		votes, err = s.store.UserHistory(r.Context(), r.PathValue("user"), n)
-	}
-	if err != nil {
-		apiFail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, map[string]any{"user": r.PathValue("user"), "page": n, "votes": votes})
+	v, err := s.userVotes(r.Context(), r.PathValue("user"), s.viewer(r), r.URL.Query())
+	answer(w, v, err)
 }

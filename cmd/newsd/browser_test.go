@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +14,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-var screenshot = flag.String("screenshot", "", "where TestBrowser saves its screenshot of the front page (README's is docs/newsd.png)")
+// screenshotsEnv names the environment variable that makes TestBrowser
+// write its screenshots, of a desktop's width and a phone's, to
+// screenshotDir; without it the test takes them and writes nothing, so
+// that a run in CI changes no file.
+const (
+	screenshotsEnv = "NEWSD_SCREENSHOTS"
+	screenshotDir  = "../../docs"
+)
 
 // chromium finds Debian's chromium: the test skips without it, unless
 // CI=true, where scripts/test has installed it.
@@ -32,35 +38,28 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// TestBrowser drives the site in headless chromium as people would: log
-// in, post, vote (the arrows' script, which votes without a reload) and
-// see the article rise, switch tabs, page with "more", and delete.
+// TestBrowser drives the site in headless chromium as people would: look
+// at the front page at a desktop's width and at a phone's (where the list
+// takes the width and the sidebar goes below it), log in, post, vote (the
+// arrows' script, which votes without a reload) and see the article rise,
+// switch tabs, page with "more", and delete.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	s := newSite(t)
-	s.now = time.Now().Add(-2 * time.Hour)
-	// 45 articles a minute apart, the i-th with i%5 more up-votes.
-	for i := range 45 {
-		id, err := s.store.PostArticle(context.Background(), "seeder", fmt.Sprintf("Story number %d", i+1),
-			fmt.Sprintf("https://example.com/story/%d", i+1), []string{"redis", "programming", "science"}[i%3])
-		if err != nil {
-			t.Fatal(err)
-		}
-		for v := range i % 5 {
-			if err := s.store.Vote(context.Background(), fmt.Sprintf("fan%d", v), id, 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.now = s.now.Add(time.Minute)
+	s.now = time.Now()
+	// The sample data, as newsd starts with: articles over the past six
+	// days, ids 1 to 60 from the oldest.
+	if err := seed(context.Background(), s.pool, "", 60, s.now); err != nil {
+		t.Fatal(err)
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1200, 900))
+		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	url := s.srv.URL
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -100,6 +99,41 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("logged in as %q, want %q", me, user)
 		}
 	}
+	// shoot takes a screenshot of the page shown, and writes it as name
+	// in screenshotDir if the environment asks for it.
+	shoot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if os.Getenv(screenshotsEnv) == "" {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(screenshotDir, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The front page as a reader sees it, at a desktop's width and at a
+	// phone's.
+	login("priya.r")
+	run("desktop", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"), chromedp.WaitVisible("ol.articles"))
+	desktop := layoutOf(ctx, t)
+	if desktop.AsideBelow || desktop.AsideWidth >= desktop.MainWidth {
+		t.Errorf("at 1280 px the sidebar is not beside the list: %+v", desktop)
+	}
+	shoot("newsd-desktop.png")
+	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+		chromedp.Navigate(url+"/"), chromedp.WaitVisible("ol.articles"))
+	phone := layoutOf(ctx, t)
+	// Beside a sidebar a phone's titles would get some 60 px, a word or
+	// two a line.
+	if !phone.AsideBelow || phone.AsideWidth < phone.MainWidth-1 || phone.TitleWidth < 280 || phone.PageWidth > 390 {
+		t.Errorf("at 390 px the layout is not a phone's (the sidebar below the list, as wide; titles 280 px wide or more; nothing wider than the screen): %+v", phone)
+	}
+	shoot("newsd-phone.png")
+	run("back to a desktop", chromedp.EmulateViewport(1280, 900))
 
 	login("alice")
 	run("post", chromedp.Navigate(url+"/submit"),
@@ -108,33 +142,35 @@ func TestBrowser(t *testing.T) {
 		chromedp.SetValue(`input[name=groups]`, "redis"),
 		chromedp.Click("#post"), chromedp.WaitVisible("#rank"))
 	at, err := chromedp.Run(ctx, chromedp.Location())
-	if err != nil || !strings.HasSuffix(at, "/a/46") {
-		t.Fatalf("the post went to %s, want /a/46", at)
+	if err != nil || !strings.HasSuffix(at, "/a/61") {
+		t.Fatalf("the post went to %s, want /a/61", at)
 	}
 
-	// By net votes ("top") the new article, with its poster's vote alone,
-	// is among the last; five up-votes take it to the top.
-	before := slices.Index(ids("/?order=top"), "46")
-	if before >= 0 && before < 5 {
+	// By net votes ("top", the whole listing on one page) the new
+	// article, with its poster's vote alone, is among the last; five
+	// up-votes move it up, each shown at once, in the row and in the
+	// article's details.
+	before := slices.Index(ids("/?order=top&size=100"), "61")
+	if before < 30 {
 		t.Fatalf("the new article is at %d of top already", before)
 	}
 	for v := range 5 {
 		user := fmt.Sprintf("reader%d", v)
 		login(user)
-		want := fmt.Sprintf("%d up, 0 down", v+2)
-		run("vote as "+user, chromedp.Navigate(url+"/a/46"), chromedp.Click(`#a46 button.up`),
-			chromedp.WaitVisible(`#a46 button.up.on`))
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('#a46 .points').textContent == %q`, want),
+		want, updown := fmt.Sprintf("%d points", v+2), fmt.Sprintf("%d up, 0 down", v+2)
+		run("vote as "+user, chromedp.Navigate(url+"/a/61"), chromedp.Click(`#a61 button.up`),
+			chromedp.WaitVisible(`#a61 button.up.on`))
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('#a61 .points').textContent == %q && document.querySelector('#updown').textContent == %q`, want, updown),
 			chromedp.WithPollingTimeout(5*time.Second))); err != nil {
-			t.Fatalf("the counts after %s's vote are not %q: %v", user, want, err)
+			t.Fatalf("the counts after %s's vote are not %q, %q: %v", user, want, updown, err)
 		}
 	}
-	if after := slices.Index(ids("/?order=top"), "46"); after != 0 {
-		t.Errorf("after five up-votes the article is at %d of top (from %d), want 0", after, before)
+	if after := slices.Index(ids("/?order=top&size=100"), "61"); after < 0 || after >= before-10 {
+		t.Errorf("after five up-votes the article is at %d of top (from %d), want well above", after, before)
 	}
 	// The arrows show the viewer's vote after a reload, from the server.
-	run("see my vote", chromedp.Navigate(url+"/a/46"))
-	on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('#a46 button.up').classList.contains('on')`))
+	run("see my vote", chromedp.Navigate(url+"/a/61"))
+	on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('#a61 button.up').classList.contains('on')`))
 	if err != nil || !on {
 		t.Error("the up arrow does not show the viewer's vote")
 	}
@@ -148,20 +184,20 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("after clicking %s the active tab is %q", tab, active)
 		}
 	}
-	if first := ids("/?order=new"); len(first) != 20 || first[0] != "46" {
-		t.Errorf("new = %v, want 20 articles from 46", first)
+	if first := ids("/?order=new"); len(first) != 20 || first[0] != "61" {
+		t.Errorf("new = %v, want 20 articles from 61", first)
 	}
 
 	// "more" pages on by cursor: the next 20, none of the first page's.
 	first := ids("/?order=new")
-	// The first page of new is articles 46 to 27; the next starts at 26.
-	run("more", chromedp.Click("a.more"), chromedp.WaitVisible("#a26"))
+	// The first page of new is articles 61 to 42; the next starts at 41.
+	run("more", chromedp.Click("a.more"), chromedp.WaitVisible("#a41"))
 	if at, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.Contains(at, "after=") {
 		t.Errorf("more went to %s (%v), not a page by cursor", at, err)
 	}
 	second := listed()
-	if len(second) != 20 || second[0] != "26" {
-		t.Errorf("more = %v, want 20 articles from 26", second)
+	if len(second) != 20 || second[0] != "41" {
+		t.Errorf("more = %v, want 20 articles from 41", second)
 	}
 	for _, id := range second {
 		if slices.Contains(first, id) {
@@ -169,34 +205,43 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
-	if *screenshot != "" {
-		login("alice")
-		run("front page", chromedp.Navigate(url+"/?order=top"), chromedp.WaitVisible("ol.articles"))
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(*screenshot), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(*screenshot, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	// Only the poster sees delete; it takes the article away.
 	login("reader0")
-	run("an article page", chromedp.Navigate(url+"/a/46"))
+	run("an article page", chromedp.Navigate(url+"/a/61"))
 	if buttons, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#delete').length`)); err != nil || buttons != 0 {
 		t.Errorf("a reader sees %d delete buttons (%v)", buttons, err)
 	}
 	login("alice")
-	run("delete", chromedp.Navigate(url+"/a/46"), chromedp.Click("#delete"), chromedp.WaitVisible("#karma"))
-	run("the article is gone", chromedp.Navigate(url+"/a/46"))
+	run("delete", chromedp.Navigate(url+"/a/61"), chromedp.Click("#delete"), chromedp.WaitVisible("#karma"))
+	run("the article is gone", chromedp.Navigate(url+"/a/61"))
 	if text := read("p.error"); !strings.Contains(text, "not found") {
 		t.Errorf("the deleted article's page says %q", text)
 	}
-	if slices.Contains(ids("/?order=top"), "46") {
+	if slices.Contains(ids("/?order=top"), "61") {
 		t.Error("the deleted article is still listed")
 	}
+}
+
+// A layout is where the page shown puts its parts, in CSS pixels.
+type layout struct {
+	MainWidth  float64 `json:"mainWidth"`
+	AsideWidth float64 `json:"asideWidth"`
+	AsideBelow bool    `json:"asideBelow"` // the sidebar starts below the list's end
+	TitleWidth float64 `json:"titleWidth"` // the box a title's row gives its text
+	PageWidth  float64 `json:"pageWidth"`  // the document's, overflow included
+}
+
+// layoutOf reads the layout of the page shown.
+func layoutOf(ctx context.Context, t *testing.T) layout {
+	t.Helper()
+	l, err := chromedp.Run(ctx, chromedp.Evaluate[layout](`(() => {
+		const box = (sel) => document.querySelector(sel).getBoundingClientRect();
+		const main = box('main'), aside = box('aside'), title = box('li.article .body');
+		return {mainWidth: main.width, asideWidth: aside.width, asideBelow: aside.top >= main.bottom - 1,
+			titleWidth: title.width, pageWidth: document.documentElement.scrollWidth};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -4,6 +4,12 @@
 // and votes, a name-only login, and a JSON API under /api/ with the names
 // Reddit's and Lemmy's APIs use.
 //
+// The API's lists (/api/articles, /api/groups/{group}/articles,
+// /api/groups, /api/posters, /api/users/{user}/articles and
+// /api/users/{user}/votes) page alike: page=N, or after=<cursor> from the
+// page before's "next", and size=N up to the library's maximum. Every
+// answer of the API is JSON, its errors {"error": "..."} with their status.
+//
 // With no flags it serves on 127.0.0.1:8080 from an embedded Redis
 // (miniredis) filled with sample articles, groups, users and votes, and
 // needs nothing installed:
@@ -61,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.http, "http", "127.0.0.1:8080", "address to serve on")
 	fs.StringVar(&c.redisAddr, "redis", "", "address of a real Redis `host:port` (default: embedded miniredis)")
 	fs.StringVar(&c.prefix, "prefix", "", "key prefix (default: none on miniredis, a fresh newsd:<random>: on -redis)")
-	fs.IntVar(&c.seed, "seed", 300, "sample articles to post at start")
+	fs.IntVar(&c.seed, "seed", len(sampleArticles), "sample articles to post at start")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -88,7 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Sample data goes only into an empty namespace: a restart on the same
 	// -redis and -prefix serves what is there.
-	had, err := store.CountArticles(ctx, voting.ByTime)
+	all := voting.Query{Order: voting.ByTime}
+	had, err := store.Count(ctx, all)
 	if err != nil {
 		return err
 	}
@@ -105,11 +112,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, _ := store.CountArticles(ctx, voting.ByTime)
+	n, _ := store.Count(ctx, all)
 	groups, _ := store.CountGroups(ctx)
 	fmt.Fprintf(stdout, "newsd: serving http://%s from %s (prefix %q): %d articles in %d groups\n",
 		ln.Addr(), where, c.prefix, n, groups)
-	srv := newHTTPServer(newServer(store, secret))
+	srv := newHTTPServer(newServer(store, secret, time.Now))
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -13,36 +13,73 @@ import (
 type pageData struct {
 	Title   string
 	Viewer  string
-	Groups  []voting.GroupSize // the sidebar
+	Groups  []voting.GroupSize // the sidebar's groups
+	Posters []voting.UserKarma // the sidebar's top posters
 	Tabs    []string
-	Base    string // the listing's path: "/" or "/g/<group>"
+	Base    string // the listing's path: "/", "/g/<group>" or "/u/<user>"
 	List    *listing
 	Votes   map[string]string // the viewer's votes by article id: "up", "down"
 	Article *articleView
-	InGroup []string // the article's groups
 	Profile *profile
 	History []voting.UserVote
 	Form    submission
 	Error   string
 	Back    string // the page's own path and query, for its forms to come back to
+
+	pageSize int // the Store's
+}
+
+// PageHref is the address of page n of the listing shown, in its order and
+// page size.
+func (p *pageData) PageHref(n int) string {
+	return p.listHref(url.Values{"page": {strconv.Itoa(n)}})
+}
+
+// MoreHref is the address of the page after the listing shown, by cursor.
+func (p *pageData) MoreHref() string {
+	return p.listHref(url.Values{"after": {p.List.Next}})
+}
+
+// listHref is the address of the listing shown with the query q, which
+// keeps its order (a user's has one alone) and a page size other than the
+// Store's.
+func (p *pageData) listHref(q url.Values) string {
+	if p.List.User == "" {
+		q.Set("order", p.List.Order)
+	}
+	if p.List.Size != p.pageSize {
+		q.Set("size", strconv.Itoa(p.List.Size))
+	}
+	return p.Base + "?" + q.Encode()
 }
 
 // A row is one article of a list as the "row" template reads it: the
-// article, the viewer's votes by article id and the page to come back to.
+// article and its rank, the viewer's votes by article id, the page to come
+// back to, and whether the page is the article's own (which does not link
+// to itself).
 type row struct {
-	voting.Article
+	ranked
 	Mine map[string]string
 	Back string
+	Own  bool
 }
 
-func rowData(p *pageData, a voting.Article) row { return row{a, p.Votes, p.Back} }
+func rowData(p *pageData, a ranked) row { return row{a, p.Votes, p.Back, p.Article != nil} }
 
 // pageNumbers are the page numbers a list shows: the first, the last, and
-// those near the current one.
+// those near the current one, with 0 for a gap where pages are skipped (a
+// single page skipped is shown instead).
 func pageNumbers(current, pages int) []int {
 	var out []int
 	for n := 1; n <= pages; n++ {
 		if n == 1 || n == pages || n >= current-3 && n <= current+3 {
+			switch last := len(out) - 1; {
+			case last < 0 || out[last] == n-1:
+			case out[last] == n-2:
+				out = append(out, n-1)
+			default:
+				out = append(out, 0)
+			}
 			out = append(out, n)
 		}
 	}
@@ -54,8 +91,12 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	data.Viewer = s.viewer(r)
 	data.Tabs = tabs
 	data.Back = r.URL.RequestURI()
-	if groups, err := s.store.Groups(r.Context(), 1); err == nil {
+	data.pageSize = s.store.PageSize()
+	if groups, _, err := s.store.Groups(r.Context(), voting.Paging{Page: 1, Size: sidebarGroups}); err == nil {
 		data.Groups = groups
+	}
+	if posters, _, err := s.store.TopPosters(r.Context(), voting.Paging{Page: 1, Size: sidebarPosters}); err == nil {
+		data.Posters = posters
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
@@ -64,13 +105,19 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	}
 }
 
+// How many groups and posters the sidebar shows.
+const (
+	sidebarGroups  = 30
+	sidebarPosters = 5
+)
+
 // fail writes err's page, with its status.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	s.render(w, r, status(err), "error.html", &pageData{Title: "Error", Error: err.Error()})
 }
 
 // votes reads the viewer's votes on the articles.
-func (s *server) votes(r *http.Request, articles []voting.Article) map[string]string {
+func (s *server) votes(r *http.Request, articles []ranked) map[string]string {
 	viewer := s.viewer(r)
 	if viewer == "" || len(articles) == 0 {
 		return nil
@@ -97,7 +144,7 @@ func (s *server) groupPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) listPage(w http.ResponseWriter, r *http.Request, group string) {
-	l, err := s.list(r.Context(), group, r.URL.Query())
+	l, err := s.list(r.Context(), group, "", s.viewer(r), r.URL.Query())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -115,29 +162,31 @@ func (s *server) articlePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	groups, err := s.store.ArticleGroups(r.Context(), v.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "article.html", &pageData{Title: v.Title, Article: &v, InGroup: groups,
-		Votes: s.votes(r, []voting.Article{v.Article})})
+	s.render(w, r, http.StatusOK, "article.html", &pageData{Title: v.Title, Article: &v,
+		Votes: s.votes(r, []ranked{v})})
 }
 
+// userPage shows a user's karma, a page of their articles (paged as any
+// listing) and their latest votes.
 func (s *server) userPage(w http.ResponseWriter, r *http.Request) {
-	user := r.PathValue("user")
-	p, err := s.profile(r.Context(), user, 1)
+	user, viewer := r.PathValue("user"), s.viewer(r)
+	p, err := s.profile(r.Context(), user, viewer)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	history, err := s.store.UserHistory(r.Context(), user, 1)
+	l, err := s.list(r.Context(), "", user, viewer, r.URL.Query())
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "user.html", &pageData{Title: user, Profile: &p, History: history,
-		Votes: s.votes(r, p.Articles)})
+	history, _, err := s.store.UserHistory(r.Context(), user, voting.Paging{Page: 1})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "user.html", &pageData{Title: user, Base: "/u/" + url.PathEscape(user), Profile: &p, List: &l,
+		History: history, Votes: s.votes(r, l.Articles)})
 }
 
 func (s *server) submitPage(w http.ResponseWriter, r *http.Request) {
@@ -241,16 +290,16 @@ func pageURI(to string) bool {
 func checkName(user string) error {
 	if user == "" || len(user) > voting.MaxUserLen || strings.ContainsAny(user, " /?#%\"") ||
 		strings.TrimSpace(user) != user || strconv.Quote(user) != `"`+user+`"` {
-		return &loginError{user}
+		return invalid("%s is no user name: use letters, digits and punctuation, no spaces, slashes or quotes", strconv.Quote(user))
 	}
 	return nil
 }
 
-// A loginError is a name no one may log in as.
-type loginError struct{ user string }
-
-func (e *loginError) Error() string {
-	return "invalid input: " + strconv.Quote(e.user) + " is no user name: use letters, digits and punctuation, no spaces, slashes or quotes"
+// host is a link's host, shown beside its title.
+func host(link string) string {
+	u, err := url.Parse(link)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Hostname(), "www.")
 }
-
-func (e *loginError) Unwrap() error { return voting.ErrInvalid }

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,20 +28,43 @@ var tabs = []string{"hot", "new", "top", "top-day", "top-week", "top-month", "to
 type server struct {
 	store  *voting.Store
 	secret []byte
+	now    func() time.Time // the Store's clock, which pages tell ages by
 	pages  *template.Template
 }
 
-// Errors of the site's own, mapped to statuses as the library's are.
+// A siteError is a refusal of newsd's own, before or beside the library's:
+// the status it answers with and what it says, once.
+type siteError struct {
+	code int
+	msg  string
+}
+
+func (e *siteError) Error() string { return e.msg }
+
+// invalid is a request newsd refuses as malformed (400).
+func invalid(format string, args ...any) error {
+	return &siteError{http.StatusBadRequest, "invalid input: " + fmt.Sprintf(format, args...)}
+}
+
+// notFound is a thing newsd does not know (404).
+func notFound(format string, args ...any) error {
+	return &siteError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+// Refusals that need no detail.
 var (
-	errNoSession = errors.New("log in first")
-	errNotPoster = errors.New("only the poster may delete an article")
+	errNoSession   = &siteError{http.StatusUnauthorized, "log in first"}
+	errNotPoster   = &siteError{http.StatusForbidden, "only the poster may delete an article"}
+	errCrossOrigin = &siteError{http.StatusForbidden,
+		"cross-origin request refused: a write must come from this site's own pages"}
 )
 
-func newServer(store *voting.Store, secret []byte) http.Handler {
-	s := &server{store: store, secret: secret,
-		pages: template.Must(template.New("").Funcs(template.FuncMap{"ago": ago, "host": host, "dir": dirName,
-			"rowData": rowData, "pageNumbers": pageNumbers}).
-			ParseFS(assets, "templates/*.html"))}
+func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Handler {
+	s := &server{store: store, secret: secret, now: now}
+	s.pages = template.Must(template.New("").Funcs(template.FuncMap{
+		"ago": s.ago, "host": host, "dir": dirName, "points": points,
+		"rowData": rowData, "pageNumbers": pageNumbers}).
+		ParseFS(assets, "templates/*.html"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.frontPage)
 	mux.HandleFunc("GET /g/{group}", s.groupPage)
@@ -60,30 +81,98 @@ func newServer(store *voting.Store, secret []byte) http.Handler {
 
 	mux.HandleFunc("POST /api/login", s.apiLogin)
 	mux.HandleFunc("GET /api/articles", s.apiList)
+	mux.HandleFunc("GET /api/groups", s.apiGroups)
 	mux.HandleFunc("GET /api/groups/{group}/articles", s.apiList)
 	mux.HandleFunc("GET /api/articles/{id}", s.apiArticle)
 	mux.HandleFunc("POST /api/articles", s.apiPost)
 	mux.HandleFunc("POST /api/articles/{id}/vote", s.apiVote)
 	mux.HandleFunc("DELETE /api/articles/{id}", s.apiDelete)
+	mux.HandleFunc("GET /api/posters", s.apiPosters)
 	mux.HandleFunc("GET /api/users/{user}", s.apiUser)
+	mux.HandleFunc("GET /api/users/{user}/articles", s.apiUserArticles)
 	mux.HandleFunc("GET /api/users/{user}/votes", s.apiUserVotes)
 
-	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			// No route takes the request: the mux answers 404, or 405
+			// with the methods the path takes in Allow, in plain text,
+			// which the site's own error answer replaces.
+			w = &noRoute{ResponseWriter: w, fail: func(rw http.ResponseWriter, code int) { s.noRoute(rw, r, code) }}
+		}
 		mux.ServeHTTP(w, r)
 	})
-	return http.NewCrossOriginProtection().Handler(bounded)
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.failAny(w, r, errCrossOrigin)
+	}))
+	protected := cop.Handler(routed)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		protected.ServeHTTP(w, r)
+	})
+}
+
+// isAPI reports whether r is a request to the JSON API, whose every answer,
+// errors included, is JSON.
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+// failAny answers err as the API does for a request to it, and as an
+// HTML page for any other.
+func (s *server) failAny(w http.ResponseWriter, r *http.Request, err error) {
+	if isAPI(r) {
+		apiFail(w, err)
+		return
+	}
+	s.fail(w, r, err)
+}
+
+// noRoute answers a request no route takes with code: 404 for a path the
+// site does not have, 405 for a method its path does not take.
+func (s *server) noRoute(w http.ResponseWriter, r *http.Request, code int) {
+	what := "page"
+	if isAPI(r) {
+		what = "API route"
+	}
+	err := &siteError{code, fmt.Sprintf("no %s %s", what, r.URL.Path)}
+	if code == http.StatusMethodNotAllowed {
+		err.msg = fmt.Sprintf("%s takes no %s: use %s", r.URL.Path, r.Method, w.Header().Get("Allow"))
+	}
+	s.failAny(w, r, err)
+}
+
+// A noRoute is the writer of a request that no route takes: an error the
+// mux writes (its 404 or 405) goes to fail instead, with the headers the
+// mux set, such as 405's Allow; a redirect to a cleaned path passes.
+type noRoute struct {
+	http.ResponseWriter
+	fail   func(w http.ResponseWriter, code int)
+	failed bool
+}
+
+func (w *noRoute) WriteHeader(code int) {
+	if code < 400 {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.failed = true
+	w.fail(w.ResponseWriter, code)
+}
+
+func (w *noRoute) Write(b []byte) (int, error) {
+	if w.failed {
+		return len(b), nil // the mux's plain text, answered already
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // status is the HTTP status of an error.
 func status(err error) int {
 	var tooBig *http.MaxBytesError
+	var own *siteError
 	switch {
-	case errors.Is(err, errNoSession):
-		return http.StatusUnauthorized
-	case errors.Is(err, errNotPoster):
-		return http.StatusForbidden
+	case errors.As(err, &own):
+		return own.code
 	case errors.As(err, &tooBig):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, voting.ErrInvalid):
@@ -100,83 +189,17 @@ func status(err error) int {
 	return http.StatusInternalServerError
 }
 
-// A listing is one page of a listing, as the front page, a group page and
-// the API give it: its articles, its place among the pages, and the cursor
-// of the page after it ("" for none).
-type listing struct {
-	Order    string           `json:"order"`
-	Group    string           `json:"group,omitempty"`
-	Articles []voting.Article `json:"articles"`
-	Page     int              `json:"page"`
-	Pages    int              `json:"pages"`
-	Next     string           `json:"next"`
-}
+// An articleView is an article with its place in the hot listing (0 if it
+// is not listed there).
+type articleView = ranked
 
-// list reads the page of the listing q asks for, of group ("" for the
-// site): order (default hot), and page (default 1) or after, a cursor.
-func (s *server) list(ctx context.Context, group string, q url.Values) (listing, error) {
-	name := q.Get("order")
-	if name == "" {
-		name = "hot"
-	}
-	order, err := voting.ParseOrder(name)
-	if err != nil {
-		return listing{}, err
-	}
-	l := listing{Order: name, Group: group}
-	var n int64
-	if group == "" {
-		n, err = s.store.CountArticles(ctx, order)
-	} else {
-		n, err = s.store.CountGroupArticles(ctx, group, order)
-	}
-	if err != nil {
-		return listing{}, err
-	}
-	size := int64(s.store.PageSize())
-	l.Pages = int(max(1, (n+size-1)/size))
-	if after := q.Get("after"); after != "" {
-		if group == "" {
-			l.Articles, l.Next, err = s.store.GetArticlesAfter(ctx, order, after)
-		} else {
-			l.Articles, l.Next, err = s.store.GetGroupArticlesAfter(ctx, group, order, after)
-		}
-		return l, err
-	}
-	l.Page = 1
-	if p := q.Get("page"); p != "" {
-		if l.Page, err = strconv.Atoi(p); err != nil || l.Page < 1 {
-			return listing{}, fmt.Errorf("%w: page %q is no page number", voting.ErrInvalid, p)
-		}
-	}
-	if group == "" {
-		l.Articles, err = s.store.GetArticles(ctx, l.Page, order)
-	} else {
-		l.Articles, err = s.store.GetGroupArticles(ctx, group, l.Page, order)
-	}
-	if err != nil || l.Page >= l.Pages || len(l.Articles) == 0 {
-		return l, err
-	}
-	l.Next, err = s.store.CursorAfter(ctx, order, group, l.Articles[len(l.Articles)-1].ID)
-	if errors.Is(err, voting.ErrNotFound) {
-		err = nil // the last article went meanwhile: no "more"
-	}
-	return l, err
-}
-
-// An articleView is an article with its place in the hot listing.
-type articleView struct {
-	voting.Article
-	Rank int64 `json:"rank"`
-}
-
-// view reads an article and its rank.
+// view reads an article, with its groups, and its rank.
 func (s *server) view(ctx context.Context, id string) (articleView, error) {
 	a, err := s.store.Article(ctx, id)
 	if err != nil {
 		return articleView{}, err
 	}
-	rank, err := s.store.Rank(ctx, id, voting.ByHot)
+	rank, err := s.store.Rank(ctx, id, voting.Query{Order: voting.ByHot})
 	if errors.Is(err, voting.ErrNotFound) {
 		err = nil // deleted meanwhile
 	}
@@ -228,30 +251,44 @@ func (s *server) remove(ctx context.Context, user, id string) error {
 	return s.store.DeleteArticle(ctx, id)
 }
 
-// A profile is what a user page and the API show of a user.
+// A profile is what a user page and the API show of a user: karma, and
+// how many articles they have posted and votes their history holds.
 type profile struct {
-	User     string           `json:"user"`
-	Karma    int64            `json:"karma"`
-	Posts    int64            `json:"posts"`
-	Articles []voting.Article `json:"articles"`
+	User  string `json:"user"`
+	Karma int64  `json:"karma"`
+	Posts int64  `json:"posts"`
+	Votes int64  `json:"votes"`
 }
 
-func (s *server) profile(ctx context.Context, user string, page int) (profile, error) {
+// profile reads user's profile, or an error answering 404 for a user the
+// site does not know, but to the viewer, whose own page is never missing.
+//
+// The library keeps no record of users beside what they did, and Karma
+// gives 0 alike to a user with no karma entry and one whose karma nets to
+// 0: a user the site knows is one with an article (deleted ones aside) or
+// a vote in their history (which holds their posts as up-votes, for the
+// history's time), or with karma other than 0.
+func (s *server) profile(ctx context.Context, user, viewer string) (profile, error) {
 	p := profile{User: user}
 	var err error
 	if p.Karma, err = s.store.Karma(ctx, user); err != nil {
 		return p, err
 	}
-	if p.Posts, err = s.store.CountUserArticles(ctx, user); err != nil {
+	if p.Posts, err = s.store.Count(ctx, voting.Query{User: user, Order: voting.ByTime}); err != nil {
 		return p, err
 	}
-	p.Articles, err = s.store.UserArticles(ctx, user, page)
-	return p, err
+	if p.Votes, err = s.store.CountUserHistory(ctx, user); err != nil {
+		return p, err
+	}
+	if p.Karma == 0 && p.Posts == 0 && p.Votes == 0 && user != viewer {
+		return p, notFound("no user %q: they have neither posted nor voted", user)
+	}
+	return p, nil
 }
 
-// ago writes how long ago t was, roughly.
-func ago(t time.Time) string {
-	d := time.Since(t)
+// ago writes how long before the site's clock t was, roughly.
+func (s *server) ago(t time.Time) string {
+	d := s.now().Sub(t)
 	switch {
 	case d < time.Minute:
 		return "just now"
@@ -267,13 +304,12 @@ func ago(t time.Time) string {
 	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
-// host is a link's host, shown beside its title.
-func host(link string) string {
-	u, err := url.Parse(link)
-	if err != nil {
-		return ""
+// points writes an article's net votes as a row shows them.
+func points(n int64) string {
+	if n == 1 {
+		return fmt.Sprintf("%d point", n)
 	}
-	return strings.TrimPrefix(u.Hostname(), "www.")
+	return fmt.Sprintf("%d points", n)
 }
 
 // dirName is a direction as the templates and forms write it.

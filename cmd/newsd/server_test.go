@@ -24,6 +24,7 @@ type site struct {
 	t      *testing.T
 	srv    *httptest.Server
 	store  *voting.Store
+	pool   *redis.Pool
 	now    time.Time
 	client *http.Client
 }
@@ -33,13 +34,13 @@ func newSite(t *testing.T) *site {
 	mr := miniredis.RunT(t)
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }}
 	t.Cleanup(func() { pool.Close() })
-	s := &site{t: t, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	s := &site{t: t, pool: pool, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	var err error
 	s.store, err = newStore(pool, "", func() time.Time { return s.now })
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.srv = httptest.NewServer(newServer(s.store, []byte("test secret")))
+	s.srv = httptest.NewServer(newServer(s.store, []byte("test secret"), func() time.Time { return s.now }))
 	t.Cleanup(s.srv.Close)
 	jar, _ := cookiejar.New(nil)
 	s.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -113,7 +114,7 @@ func TestAPI(t *testing.T) {
 	s.wantError(http.StatusBadRequest, "POST", "/api/login", map[string]string{"name": "alice"})
 	s.login("alice")
 	a := s.postArticle("Sorted sets", "https://example.com/zset", "redis")
-	if a.ID != "1" || a.Poster != "alice" || a.Votes != 1 {
+	if a.ID != "1" || a.Poster != "alice" || a.Upvotes != 1 {
 		t.Errorf("posted %+v", a)
 	}
 	s.wantError(http.StatusConflict, "POST", "/api/articles", map[string]any{"title": "again", "link": "https://EXAMPLE.com/zset#x"})
@@ -128,7 +129,7 @@ func TestAPI(t *testing.T) {
 	s.login("bob")
 	var after voting.Article
 	json.Unmarshal([]byte(s.want(http.StatusOK, "POST", "/api/articles/1/vote", map[string]string{"direction": "up"})), &after)
-	if after.Votes != 2 {
+	if after.Upvotes != 2 {
 		t.Errorf("after bob's vote: %+v", after)
 	}
 	s.wantError(http.StatusBadRequest, "POST", "/api/articles/1/vote", map[string]string{"direction": "sideways"})
@@ -168,9 +169,14 @@ func TestAPI(t *testing.T) {
 	s.wantError(http.StatusForbidden, "DELETE", "/api/articles/1", nil)
 	var p profile
 	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/alice", nil)), &p)
-	if p.Karma != 1 || p.Posts != 2 || len(p.Articles) != 2 {
-		t.Errorf("alice = %+v, want karma 1 and 2 posts", p)
+	if p.Karma != 1 || p.Posts != 2 || p.Votes != 2 {
+		t.Errorf("alice = %+v, want karma 1, 2 posts and 2 votes", p)
 	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/alice/articles", nil)), &l)
+	if len(l.Articles) != 2 || l.Articles[0].ID != b.ID || l.User != "alice" || l.Order != "new" {
+		t.Errorf("alice's articles = %+v", l)
+	}
+	s.wantError(http.StatusBadRequest, "GET", "/api/users/alice/articles?order=hot", nil)
 	var votes struct{ Votes []voting.UserVote }
 	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/bob/votes", nil)), &votes)
 	if len(votes.Votes) != 1 || votes.Votes[0].Article.ID != "1" || votes.Votes[0].Direction != voting.Up {
@@ -225,7 +231,7 @@ func TestCrossOriginWriteRefused(t *testing.T) {
 			t.Errorf("cross-origin post with %v = %d, want 403", h, res.StatusCode)
 		}
 	}
-	if n, _ := s.store.CountArticles(context.Background(), voting.ByTime); n != 0 {
+	if n, _ := s.store.Count(context.Background(), voting.Query{Order: voting.ByTime}); n != 0 {
 		t.Errorf("a refused write posted %d articles", n)
 	}
 }
@@ -264,8 +270,8 @@ func TestPages(t *testing.T) {
 		"/":               {"&lt;script&gt;alert(1)&lt;/script&gt;", `href="/g/redis"`, `class="on">hot`},
 		"/?order=top-day": {`class="on">top-day`},
 		"/g/go":           {"<h1>go</h1>"},
-		"/a/1":            {"#1 on the front page", `id="delete"`, "1 up, 0 down"},
-		"/u/alice":        {`id="karma">0<`, "up <a href=\"/a/1\">"},
+		"/a/1":            {"#1 on the front page", `id="delete"`, "1 point", "1 up, 0 down", `href="/g/go"`},
+		"/u/alice":        {`id="karma">0<`, `up</span> <span><a href="/a/1">`},
 		"/submit":         {`action="/submit"`},
 		"/login":          {`action="/login"`},
 	} {
@@ -337,6 +343,112 @@ func TestBackStaysOnTheSite(t *testing.T) {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if got := back(r); got != want {
 			t.Errorf("back %q sends to %q, want %q", to, got, want)
+		}
+	}
+}
+
+// TestAPIErrorsAreJSON: every error the API answers is {"error": ...} as
+// application/json with its status, those the site's handlers do not write
+// included: a cross-origin write refused (403), an unknown route (404) and
+// a method the route does not take (405). The HTML site answers them with
+// its own pages.
+func TestAPIErrorsAreJSON(t *testing.T) {
+	s := newSite(t)
+	s.login("alice")
+	for _, c := range []struct {
+		name, method, path string
+		header             map[string]string
+		code               int
+		says               string
+	}{
+		{"cross-site", "POST", "/api/articles", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross-origin"},
+		{"other origin", "DELETE", "/api/articles/1", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden, "cross-origin"},
+		{"unknown route", "GET", "/api/nothing/here", nil, http.StatusNotFound, "/api/nothing/here"},
+		{"unknown subroute", "GET", "/api/articles/1/comments", nil, http.StatusNotFound, "/api/articles/1/comments"},
+		{"wrong method", "PUT", "/api/articles", nil, http.StatusMethodNotAllowed, "GET, HEAD, POST"},
+		{"wrong method on an article", "PATCH", "/api/articles/1", nil, http.StatusMethodNotAllowed, "DELETE"},
+	} {
+		req, _ := http.NewRequest(c.method, s.srv.URL+c.path, strings.NewReader(`{"title":"t","link":"https://example.com/x"}`))
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		res, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		var e struct{ Error string }
+		if res.StatusCode != c.code || res.Header.Get("Content-Type") != "application/json" ||
+			json.Unmarshal(b, &e) != nil || !strings.Contains(e.Error, c.says) {
+			t.Errorf("%s: %s %s = %d %s %q, want %d application/json with an error saying %q",
+				c.name, c.method, c.path, res.StatusCode, res.Header.Get("Content-Type"), b, c.code, c.says)
+		}
+		if c.code == http.StatusMethodNotAllowed && res.Header.Get("Allow") == "" {
+			t.Errorf("%s: 405 without Allow", c.name)
+		}
+	}
+	if n, _ := s.store.Count(context.Background(), voting.Query{Order: voting.ByTime}); n != 0 {
+		t.Errorf("a refused write posted %d articles", n)
+	}
+
+	// The site's pages answer the same errors with an HTML page.
+	for _, c := range []struct {
+		method, path string
+		header       map[string]string
+		code         int
+	}{
+		{"GET", "/no/such/page", nil, http.StatusNotFound},
+		{"DELETE", "/submit", nil, http.StatusMethodNotAllowed},
+		{"POST", "/submit", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(c.method, s.srv.URL+c.path, nil)
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		res, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.code || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
+			!strings.Contains(string(b), `<p class="error">`) {
+			t.Errorf("%s %s = %d %s, want %d and the site's error page", c.method, c.path, res.StatusCode, res.Header.Get("Content-Type"), c.code)
+		}
+	}
+}
+
+// TestErrorsSayItOnce: an error's text says what went wrong once, with
+// the library's "voting: " at most once, however it came about: a body
+// whose direction the library refuses, a bad cursor, a bad page.
+func TestErrorsSayItOnce(t *testing.T) {
+	s := newSite(t)
+	s.login("alice")
+	s.postArticle("Sorted sets", "https://example.com/zset", "redis")
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/api/articles/1/vote", map[string]string{"direction": "sideways"}},
+		{"POST", "/api/articles/1/vote", map[string]any{"direction": 3}},
+		{"POST", "/api/articles/1/vote", map[string]string{}},
+		{"POST", "/api/articles", map[string]any{"title": "", "link": "https://example.com/"}},
+		{"POST", "/api/login", map[string]string{"user": "a b"}},
+		{"GET", "/api/articles?order=sideways", nil},
+		{"GET", "/api/articles?after=nonsense", nil},
+		{"GET", "/api/articles?page=x", nil},
+		{"GET", "/api/articles?size=5000", nil},
+		{"GET", "/api/groups/a%20b/articles", nil},
+	} {
+		code, text := s.do(c.method, c.path, c.body)
+		var e struct{ Error string }
+		if code != http.StatusBadRequest || json.Unmarshal([]byte(text), &e) != nil {
+			t.Errorf("%s %s = %d %s, want 400 and a JSON error", c.method, c.path, code, text)
+			continue
+		}
+		if strings.Count(e.Error, "voting: ") > 1 || strings.Count(e.Error, "invalid input") != 1 {
+			t.Errorf("%s %s says %q: the library's words twice", c.method, c.path, e.Error)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // Votes without a reload: a vote arrow's form is sent to the JSON API, and
-// the article's counts and arrows are redrawn from its answer. Without
+// the article's points and arrows are redrawn from its answer. Without
 // JavaScript the form posts and the page reloads.
+const points = (n) => n + (n === 1 ? ' point' : ' points');
+
 document.addEventListener('submit', async (event) => {
   const form = event.target;
   if (!form.classList.contains('arrows')) return;
@@ -19,7 +21,13 @@ document.addEventListener('submit', async (event) => {
     return;
   }
   const article = await res.json();
-  row.querySelector('.points').textContent = article.votes + ' up, ' + article.downvotes + ' down';
+  row.querySelector('.points').textContent = points(article.points);
+  // The article's own page shows the counts in full too.
+  const details = {points: points(article.points), updown: article.upvotes + ' up, ' + article.downvotes + ' down'};
+  for (const [id, text] of Object.entries(details)) {
+    const el = document.getElementById(id);
+    if (el) el.textContent = text;
+  }
   for (const b of form.querySelectorAll('button')) {
     const on = button.value !== 'none' && b === button;
     b.classList.toggle('on', on);
