@@ -1,24 +1,27 @@
 package voting
 
-// This file holds cursor paging, a concept of its own: a page of a listing
-// after a cursor, the point in the listing's order where the last page
-// ended, so that a walk through a listing that moves under it lists each
-// article no write moves once, where numbered pages would skip or repeat
-// articles that others' votes move across a page's edge.
+// This file holds the cursor, a concept of its own: the point in a list's
+// order where a page ended, written as opaque text, so that a walk through a
+// list that moves under it lists each item no write moves once, where
+// numbered pages would skip or repeat items that others' votes move across
+// a page's edge (Paging, in query.go).
 
 import (
-	"context"
 	"encoding/base64"
-
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
-	"github.com/articlevote/voting/internal/rconn"
+)
 
-	"github.com/gomodule/redigo/redis"
+// The names of the lists that are no order's, as a cursor holds them.
+const (
+	postsList   = "posts"   // a user's articles
+	groupsList  = "groups"  // Groups
+	postersList = "posters" // TopPosters
+	historyList = "history" // a user's votes
 )
 
 // cursorText is how a cursor is written: its fields, joined by newlines
@@ -110,72 +113,4 @@ func decimalDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// Cursor returns the cursor of the page that follows the article in the
-// listing q names: the cursor that a page ending with the article gives,
-// so that a numbered page can offer a "more" link that goes on by cursor
-// from its last article. It reads the article's entry in the listing's
-// values in one round trip: the site's index of the order, whose values
-// the site's listing and live group indexes share; without live groups,
-// for a group, the book's cached listing, which holds each article's value
-// from when it was built, so that the cursor goes on with the listing the
-// numbered page came from (the site's index once the cache has expired:
-// the next page builds it afresh from those values). It returns an error
-// wrapping ErrNotFound if the listing does not hold the article (a cache
-// that no longer does, since the article left the group, included).
-func (s *Store) Cursor(ctx context.Context, articleID string, q Query) (cursor string, err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "cursor after article "+idText(articleID)+" in "+q.what())
-		}
-	}()
-	if err := q.check(); err != nil {
-		return "", err
-	}
-	if err := checkID(articleID); err != nil {
-		return "", err
-	}
-	member := s.keys.ArticleHash(articleID)
-	index := s.keys.Index(int(q.Order))
-	if q.User != "" {
-		index = s.keys.UserPosts(q.User)
-	}
-	cmds := []rconn.Command{{Name: "ZSCORE", Args: []any{index, member}}}
-	ns, _, err := s.checkOrder(ctx, q.Order)
-	if err != nil {
-		return "", err
-	}
-	cached := q.Group != "" && !ns.liveReads
-	if cached {
-		cache := s.keys.GroupCache(q.Group, int(q.Order))
-		cmds = append(cmds, rconn.Command{Name: "ZSCORE", Args: []any{cache, member}}, rconn.Command{Name: "EXISTS", Args: []any{cache}})
-	} else if q.Group != "" {
-		// A live group's values are the site's, for the group's articles.
-		cmds = append(cmds, rconn.Command{Name: "SISMEMBER", Args: []any{s.keys.GroupSet(q.Group), member}})
-	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
-	if err != nil {
-		return "", err
-	}
-	// The cache's value while there is a cache, else the site's.
-	value := replies[0]
-	switch {
-	case cached && replies[2] != int64(0):
-		value = replies[1]
-	case !cached && q.Group != "" && replies[1] != int64(1):
-		value = nil
-	}
-	text, err := redis.String(value, nil)
-	if err == redis.ErrNil {
-		return "", ErrNotFound
-	}
-	if err != nil {
-		return "", err
-	}
-	list, scope := q.list()
-	return makeCursor(list, scope, point{text, articleID}), nil
 }

@@ -28,9 +28,6 @@ func (s *Store) karmaListing() listing {
 	return listing{spec: &unordered, index: s.keys.Whole(schema.KarmaPart), built: schema.MarkOf("karma"), kind: "karma"}
 }
 
-// unordered is the schema.OrderSpec of a listing that is no order's index.
-var unordered schema.OrderSpec
-
 // checkKarma refuses a read of karma in a namespace that does not keep it.
 func (s *Store) checkKarma(ctx context.Context) error {
 	return s.keepsKind(ctx, "karma", "karma", "WithKarma()")

@@ -1,9 +1,8 @@
 package voting
 
-// This file holds the listings: a page of articles in an order, across the
-// site or within a group (live, or the book's cached intersection), how many
-// articles a listing holds, and an article's rank in one; and how a listing
-// reads its index: with the read of its mark, so that an index not built is
+// This file holds the listings beneath a Query (query.go): a page of an
+// index read by number, how many articles an index holds, the book's cached
+// intersection of a group with an index; and how a listing reads its index: with the read of its mark, so that an index not built is
 // ErrNotIndexed, and for a top-of-window order (TopDay to TopYear) after
 // the trim of the articles that have aged out of the window, lazily, in
 // bounded steps (a mark in trimmed: says how far each window's index has
@@ -21,34 +20,6 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 )
-
-// GetArticles returns a page of articles across the site, in the given
-// order: List of Query{Order: order, Paging: Paging{Page: page}}, with
-// pages of the Store's page size. Page 0 is an error wrapping ErrInvalid.
-func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
-	return s.numbered(ctx, Query{Order: order, Paging: Paging{Page: page}})
-}
-
-// GetGroupArticles returns a page of a group's articles in the given
-// order: List of Query{Group: group, Order: order, Paging: Paging{Page:
-// page}}, with pages of the Store's page size. Page 0 is an error wrapping
-// ErrInvalid.
-func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
-	if err := checkGroup(group); err != nil {
-		return nil, failed(err, "list group "+group+" by "+order.String())
-	}
-	return s.numbered(ctx, Query{Group: group, Order: order, Paging: Paging{Page: page}})
-}
-
-// numbered lists q's numbered page, refusing page 0 (which List reads as
-// the first page by cursor).
-func (s *Store) numbered(ctx context.Context, q Query) ([]Article, error) {
-	if q.Page == 0 {
-		return nil, failed(errs.Invalidf("page 0 is before page 1"), "list "+q.what())
-	}
-	articles, _, err := s.List(ctx, q)
-	return articles, err
-}
 
 // A listing is an index that pages are read from: the site's index of an
 // order, or a group's live index of it.
@@ -344,3 +315,6 @@ func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut 
 type point struct {
 	value, member string
 }
+
+// unordered is the schema.OrderSpec of a listing that is no order's index.
+var unordered schema.OrderSpec

@@ -93,14 +93,6 @@ func pageBounds(page, size int) (start, stop int64, past bool) {
 	return start, start + n - 1, false
 }
 
-// The names of the lists that are no order's, as a cursor holds them.
-const (
-	postsList   = "posts"   // a user's articles
-	groupsList  = "groups"  // Groups
-	postersList = "posters" // TopPosters
-	historyList = "history" // a user's votes
-)
-
 // Query says which listing of articles to read, and (for List) which page
 // of it: the site's, a group's or a user's, in an order. Its zero value is
 // the site's listing by score, the first page by cursor.
@@ -222,6 +214,34 @@ func (s *Store) List(ctx context.Context, q Query) (articles []Article, next str
 		return s.groupPage(ctx, &q, w)
 	}
 	return s.listPage(ctx, s.siteListing(q.Order), &q, w)
+}
+
+// GetArticles returns a page of articles across the site, in the given
+// order: List of Query{Order: order, Paging: Paging{Page: page}}, with
+// pages of the Store's page size. Page 0 is an error wrapping ErrInvalid.
+func (s *Store) GetArticles(ctx context.Context, page int, order Order) ([]Article, error) {
+	return s.numbered(ctx, Query{Order: order, Paging: Paging{Page: page}})
+}
+
+// GetGroupArticles returns a page of a group's articles in the given
+// order: List of Query{Group: group, Order: order, Paging: Paging{Page:
+// page}}, with pages of the Store's page size. Page 0 is an error wrapping
+// ErrInvalid.
+func (s *Store) GetGroupArticles(ctx context.Context, group string, page int, order Order) ([]Article, error) {
+	if err := checkGroup(group); err != nil {
+		return nil, failed(err, "list group "+group+" by "+order.String())
+	}
+	return s.numbered(ctx, Query{Group: group, Order: order, Paging: Paging{Page: page}})
+}
+
+// numbered lists q's numbered page, refusing page 0 (which List reads as
+// the first page by cursor).
+func (s *Store) numbered(ctx context.Context, q Query) ([]Article, error) {
+	if q.Page == 0 {
+		return nil, failed(errs.Invalidf("page 0 is before page 1"), "list "+q.what())
+	}
+	articles, _, err := s.List(ctx, q)
+	return articles, err
 }
 
 // listPage reads the page w of l for q.
@@ -371,6 +391,74 @@ func (s *Store) Rank(ctx context.Context, articleID string, q Query) (rank int64
 		return err
 	})
 	return rank, s.recheck(ctx, err, l)
+}
+
+// Cursor returns the cursor of the page that follows the article in the
+// listing q names: the cursor that a page ending with the article gives,
+// so that a numbered page can offer a "more" link that goes on by cursor
+// from its last article. It reads the article's entry in the listing's
+// values in one round trip: the site's index of the order, whose values
+// the site's listing and live group indexes share; without live groups,
+// for a group, the book's cached listing, which holds each article's value
+// from when it was built, so that the cursor goes on with the listing the
+// numbered page came from (the site's index once the cache has expired:
+// the next page builds it afresh from those values). It returns an error
+// wrapping ErrNotFound if the listing does not hold the article (a cache
+// that no longer does, since the article left the group, included).
+func (s *Store) Cursor(ctx context.Context, articleID string, q Query) (cursor string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "cursor after article "+idText(articleID)+" in "+q.what())
+		}
+	}()
+	if err := q.check(); err != nil {
+		return "", err
+	}
+	if err := checkID(articleID); err != nil {
+		return "", err
+	}
+	member := s.keys.ArticleHash(articleID)
+	index := s.keys.Index(int(q.Order))
+	if q.User != "" {
+		index = s.keys.UserPosts(q.User)
+	}
+	cmds := []rconn.Command{{Name: "ZSCORE", Args: []any{index, member}}}
+	ns, _, err := s.checkOrder(ctx, q.Order)
+	if err != nil {
+		return "", err
+	}
+	cached := q.Group != "" && !ns.liveReads
+	if cached {
+		cache := s.keys.GroupCache(q.Group, int(q.Order))
+		cmds = append(cmds, rconn.Command{Name: "ZSCORE", Args: []any{cache, member}}, rconn.Command{Name: "EXISTS", Args: []any{cache}})
+	} else if q.Group != "" {
+		// A live group's values are the site's, for the group's articles.
+		cmds = append(cmds, rconn.Command{Name: "SISMEMBER", Args: []any{s.keys.GroupSet(q.Group), member}})
+	}
+	replies, err := s.rc.Pipeline(ctx, cmds)
+	if err == nil {
+		err = rconn.ReplyError(cmds, replies)
+	}
+	if err != nil {
+		return "", err
+	}
+	// The cache's value while there is a cache, else the site's.
+	value := replies[0]
+	switch {
+	case cached && replies[2] != int64(0):
+		value = replies[1]
+	case !cached && q.Group != "" && replies[1] != int64(1):
+		value = nil
+	}
+	text, err := redis.String(value, nil)
+	if err == redis.ErrNil {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	list, scope := q.list()
+	return makeCursor(list, scope, point{text, articleID}), nil
 }
 
 // listAfter reads the page of l after w's point in one session: the page's
