@@ -373,7 +373,7 @@ func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
-func TestUserArticlesNewestFirst(t *testing.T) {
+func TestAUsersArticlesNewestFirst(t *testing.T) {
 	e := newEnv(t, voting.WithPageSize(2))
 	var alice []string
 	for i := range 3 {
@@ -384,14 +384,14 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 	for page, want := range map[int][]string{1: {alice[2], alice[1]}, 2: {alice[0]}, 3: {}} {
 		got, err := two(e.store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: page}}))
 		if err != nil || !reflect.DeepEqual(idsOf(got), want) {
-			t.Errorf("UserArticles(alice, %d) = %v, %v; want %v", page, idsOf(got), err, want)
+			t.Errorf("List(user alice, %d) = %v, %v; want %v", page, idsOf(got), err, want)
 		}
 	}
 	if n, err := e.store.Count(ctx, voting.Query{User: "alice", Order: voting.ByTime}); n != 3 || err != nil {
-		t.Errorf("CountUserArticles(alice) = %d, %v; want 3", n, err)
+		t.Errorf("Count(user alice) = %d, %v; want 3", n, err)
 	}
 	if n, err := e.store.Count(ctx, voting.Query{User: "nobody", Order: voting.ByTime}); n != 0 || err != nil {
-		t.Errorf("CountUserArticles(nobody) = %d, %v; want 0", n, err)
+		t.Errorf("Count(user nobody) = %d, %v; want 0", n, err)
 	}
 	// Each entry is the article's member scored with its posting time.
 	first := fmt.Sprintf("%s=%d", e.article(alice[0]), start.Unix())
@@ -403,7 +403,7 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 	}
 	got, err := two(e.store.List(ctx, voting.Query{User: "alice", Order: voting.ByTime, Paging: voting.Paging{Page: 1}}))
 	if want := []string{alice[2], alice[0]}; err != nil || !reflect.DeepEqual(idsOf(got), want) {
-		t.Errorf("after deleting %s, UserArticles = %v, %v; want %v", alice[1], idsOf(got), err, want)
+		t.Errorf("after deleting %s, List(user) = %v, %v; want %v", alice[1], idsOf(got), err, want)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 
@@ -413,7 +413,7 @@ func TestUserArticlesNewestFirst(t *testing.T) {
 		page int
 	}{{"alice", -1}, {"a\nb", 1}} {
 		if _, err := two(e.store.List(ctx, voting.Query{User: bad.user, Order: voting.ByTime, Paging: voting.Paging{Page: bad.page}})); !errors.Is(err, voting.ErrInvalid) {
-			t.Errorf("UserArticles(%q, %d) = %v, want ErrInvalid", bad.user, bad.page, err)
+			t.Errorf("List(user %q, %d) = %v, want ErrInvalid", bad.user, bad.page, err)
 		}
 	}
 	for _, q := range []voting.Query{

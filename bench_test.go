@@ -1309,7 +1309,7 @@ func BenchmarkGrowth(b *testing.B) {
 // Redis memory with the book's layout: its hash, its entries in both
 // indexes and one group, the record of its group, and its voter set while
 // voting is open. It logs the
-// figures the README's "Scaling out" quotes (go test -v -run Memory) and
+// figures docs/operations.md ("Memory") quotes (go test -v -run Memory) and
 // fails if an article grows past a bound.
 func TestMemoryPerArticle(t *testing.T) {
 	e := newEnv(t)
@@ -1354,7 +1354,7 @@ func TestMemoryPerArticle(t *testing.T) {
 }
 
 // TestMemoryPerOrder measures, on a real server, what each order's index
-// costs per article, as the README's orders table quotes it (go test -v
+// costs per article, as docs/operations.md ("Memory") quotes it (go test -v
 // -run MemoryPerOrder), and fails if an entry grows past a bound.
 func TestMemoryPerOrder(t *testing.T) {
 	e := newEnv(t, voting.WithOrders(voting.Orders()...))
@@ -1566,7 +1566,7 @@ func benchRounds(b *testing.B) int {
 }
 
 // TestMemoryPerLiveEntry measures, on a real server, what a group's live
-// index of each order costs per article, as the README quotes it (go test
+// index of each order costs per article, as docs/operations.md quotes it (go test
 // -v -run MemoryPerLiveEntry), and fails if an entry grows past a bound.
 func TestMemoryPerLiveEntry(t *testing.T) {
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
@@ -1657,11 +1657,11 @@ func BenchmarkLifecycle(b *testing.B) {
 			})
 			b.Run("Ping", func(b *testing.B) { ping(b, e) })
 			for _, order := range []voting.Order{voting.ByScore, voting.TopWeek} {
-				b.Run("CountArticles/"+order.String(), func(b *testing.B) {
+				b.Run("Count/"+order.String(), func(b *testing.B) {
 					s, trips := counted(b, e, all...)
 					measure(b, trips, func(int) error { _, err := s.Count(ctx, voting.Query{Order: order}); return err })
 				})
-				b.Run("CountGroupArticles-live/"+order.String(), func(b *testing.B) {
+				b.Run("Count-group-live/"+order.String(), func(b *testing.B) {
 					s, trips := counted(b, e, all...)
 					measure(b, trips, func(int) error { _, err := s.Count(ctx, voting.Query{Group: "big", Order: order}); return err })
 				})
@@ -1672,7 +1672,7 @@ func BenchmarkLifecycle(b *testing.B) {
 
 // TestMemoryPerHistoryEntry measures, on a real server, what a user's
 // history costs per vote it holds, and what the sizes of groups cost per
-// group, as the README quotes them (go test -v -run
+// group, as docs/operations.md quotes them (go test -v -run
 // MemoryPerHistoryEntry), and fails if an entry grows past a bound.
 func TestMemoryPerHistoryEntry(t *testing.T) {
 	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))

@@ -135,7 +135,7 @@ func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
 		t.Fatalf("a post in %d groups: %v", len(groups), err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
-		t.Errorf("ArticleGroups = %v, %v; want %v", got, err, sorted)
+		t.Errorf("Article.Groups = %v, %v; want %v", got, err, sorted)
 	}
 	if err := e.store.RemoveFromGroups(ctx, id, groups...); err != nil {
 		t.Fatalf("RemoveFromGroups of %d groups: %v", len(groups), err)
@@ -144,7 +144,7 @@ func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
 		t.Fatalf("AddToGroups of %d groups: %v", len(groups), err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || strings.Join(got, " ") != strings.Join(sorted, " ") {
-		t.Errorf("ArticleGroups after the round = %v, %v; want %v", got, err, sorted)
+		t.Errorf("Article.Groups after the round = %v, %v; want %v", got, err, sorted)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
@@ -169,7 +169,7 @@ func TestAddToGroupsPastMaxGroupsInAllWritesNothing(t *testing.T) {
 		t.Errorf("AddToGroups up to MaxGroups in all: %v", err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || len(got) != voting.MaxGroups {
-		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
+		t.Errorf("Article.Groups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
@@ -184,7 +184,7 @@ func TestAGroupNamedTwiceCountsOnce(t *testing.T) {
 		t.Fatalf("PostArticle naming each of %d groups twice: %v", voting.MaxGroups, err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, id)); err != nil || len(got) != voting.MaxGroups {
-		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
+		t.Errorf("Article.Groups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	if err := e.store.RemoveFromGroups(ctx, id, "g1", "g1"); err != nil {
 		t.Errorf("RemoveFromGroups naming g1 twice: %v", err)
@@ -222,7 +222,7 @@ func TestCallsOneGroupPastMaxGroupsWriteNothing(t *testing.T) {
 		t.Fatalf("a post of %d names, %d of them distinct: %v", len(repeated), voting.MaxGroups, err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, other)); err != nil || len(got) != voting.MaxGroups {
-		t.Errorf("ArticleGroups = %v, %v; want %d groups", got, err, voting.MaxGroups)
+		t.Errorf("Article.Groups = %v, %v; want %d groups", got, err, voting.MaxGroups)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

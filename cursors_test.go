@@ -226,10 +226,10 @@ func TestCursorWalkUnderWrites(t *testing.T) {
 	}
 }
 
-// TestCursorAfterIsThePagesCursor: the cursor after a numbered page's last
+// TestCursorIsThePagesCursor: the cursor after a numbered page's last
 // article is the one the cursor page gives, for the site and a group, and
 // goes on to the next page.
-func TestCursorAfterIsThePagesCursor(t *testing.T) {
+func TestCursorIsThePagesCursor(t *testing.T) {
 	e := newEnv(t, voting.WithPageSize(2), voting.WithOrders(voting.ByHot), voting.WithLiveGroups())
 	for i := range 5 {
 		e.post("alice", fmt.Sprintf("a%d", i), "go")
@@ -249,24 +249,24 @@ func TestCursorAfterIsThePagesCursor(t *testing.T) {
 		}
 		got, err := e.store.Cursor(ctx, page[len(page)-1].ID, voting.Query{Order: voting.ByHot, Group: group})
 		if err != nil || got != next {
-			t.Errorf("group %q: CursorAfter = %q, %v; want the page's %q", group, got, err, next)
+			t.Errorf("group %q: Cursor = %q, %v; want the page's %q", group, got, err, next)
 		}
 	}
 	if _, err := e.store.Cursor(ctx, "99", voting.Query{Order: voting.ByHot, Group: ""}); !errors.Is(err, voting.ErrNotFound) {
-		t.Errorf("CursorAfter of no article = %v, want ErrNotFound", err)
+		t.Errorf("Cursor of no article = %v, want ErrNotFound", err)
 	}
 	if _, err := e.store.Cursor(ctx, "1", voting.Query{Order: voting.ByVotes, Group: ""}); !errors.Is(err, voting.ErrInvalid) {
-		t.Errorf("CursorAfter of an order not kept = %v, want ErrInvalid", err)
+		t.Errorf("Cursor of an order not kept = %v, want ErrInvalid", err)
 	}
 }
 
-// TestCursorAfterOnACachedGroupListing: without live groups a group's pages
+// TestCursorOnACachedGroupListing: without live groups a group's pages
 // come from the book's cached listing, which holds each article's value
 // from when it was built. The cursor after a numbered page's last article
 // goes on with that listing, its next page, however votes have moved the
 // article in the site's index since: 5 down-votes on the last article of
 // page 1 must not end the walk, 5 up-votes must not repeat page 1.
-func TestCursorAfterOnACachedGroupListing(t *testing.T) {
+func TestCursorOnACachedGroupListing(t *testing.T) {
 	for _, dir := range []voting.Direction{voting.Down, voting.Up} {
 		t.Run(dir.String(), func(t *testing.T) {
 			e := newEnv(t, bookCache, voting.WithPageSize(3))
@@ -347,14 +347,14 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 	}
 }
 
-// TestCursorAfterAnArticleThatLeftTheCache: while a group's cached listing
+// TestCursorAnArticleThatLeftTheCache: while a group's cached listing
 // lasts, the cursor after an article goes on from its place there; one
 // that has left the group (and so the cache) since the numbered page has
-// no place there, and CursorAfter says ErrNotFound, rather than place the
+// no place there, and Cursor says ErrNotFound, rather than place the
 // article's current value among the cache's old ones, which would list it
 // again. Once the cache has expired, the next page builds it afresh from
 // the site's values, and the cursor is made from those.
-func TestCursorAfterAnArticleThatLeftTheCache(t *testing.T) {
+func TestCursorAnArticleThatLeftTheCache(t *testing.T) {
 	e := newEnv(t, bookCache, voting.WithPageSize(2))
 	ids := make([]string, 5)
 	for i := range ids {
@@ -375,7 +375,7 @@ func TestCursorAfterAnArticleThatLeftTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c, err := e.store.Cursor(ctx, ids[1], voting.Query{Order: voting.ByScore, Group: "g"}); !errors.Is(err, voting.ErrNotFound) {
-		t.Errorf("CursorAfter of an article that left the cached listing = %q, %v; want ErrNotFound", c, err)
+		t.Errorf("Cursor of an article that left the cached listing = %q, %v; want ErrNotFound", c, err)
 	}
 	// The cache gone, the cursor comes from the site's index, whose values
 	// the next page's cache takes.

@@ -62,11 +62,11 @@ func TestRoundTrips(t *testing.T) {
 		{"GetGroupArticles cold", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
 		{"GetGroupArticles warm", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
 		{"GetGroupArticles cold by time", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByTime)) }},
-		{"GetArticlesAfter, the first page", 2, func() error {
+		{"List after a cursor, the first page", 2, func() error {
 			page, _, err := s.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: ""}})
 			return full(page, err)
 		}},
-		{"GetArticlesAfter, a cursor's page", 2, func() error {
+		{"List after a cursor, a cursor's page", 2, func() error {
 			_, next, err := s.List(ctx, voting.Query{Order: voting.ByTime, Paging: voting.Paging{After: ""}})
 			if err != nil {
 				return err
@@ -78,7 +78,7 @@ func TestRoundTrips(t *testing.T) {
 			}
 			return err
 		}},
-		{"GetGroupArticlesAfter, a cursor's page", 2, func() error {
+		{"List(group) after a cursor, a cursor's page", 2, func() error {
 			_, next, err := s.List(ctx, voting.Query{Group: "all", Order: voting.ByScore, Paging: voting.Paging{After: ""}})
 			if err != nil {
 				return err
@@ -134,8 +134,8 @@ func TestRoundTripsOfIndexesThatMayNotBeBuilt(t *testing.T) {
 		{"GetArticles by top-week", 2, func() error { return full(s.GetArticles(ctx, 1, voting.TopWeek)) }},
 		{"GetGroupArticles live", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.ByScore)) }},
 		{"GetGroupArticles live by top-week", 2, func() error { return full(s.GetGroupArticles(ctx, "all", 1, voting.TopWeek)) }},
-		{"CountArticles by votes", 1, func() error { _, err := s.Count(ctx, voting.Query{Order: voting.ByVotes}); return err }},
-		{"CountGroupArticles live by votes", 1, func() error { _, err := s.Count(ctx, voting.Query{Group: "all", Order: voting.ByVotes}); return err }},
+		{"Count by votes", 1, func() error { _, err := s.Count(ctx, voting.Query{Order: voting.ByVotes}); return err }},
+		{"Count(group) live by votes", 1, func() error { _, err := s.Count(ctx, voting.Query{Group: "all", Order: voting.ByVotes}); return err }},
 	}
 	for _, tt := range tests {
 		if err := tt.call(); err != nil { // loads the scripts

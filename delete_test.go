@@ -111,7 +111,7 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 		t.Errorf("AddToGroups: %v, want ErrNotFound", err)
 	}
 	if _, err := groupsOf(e.store.Article(ctx, id)); !errors.Is(err, voting.ErrNotFound) {
-		t.Errorf("ArticleGroups: %v, want ErrNotFound", err)
+		t.Errorf("Article.Groups: %v, want ErrNotFound", err)
 	}
 	for _, o := range voting.View(e.store).Orders {
 		for _, g := range []string{"", "go"} {
@@ -120,10 +120,10 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 			}
 		}
 		if n, err := e.store.Count(ctx, voting.Query{Order: o}); err != nil || n != 1 {
-			t.Errorf("CountArticles(%v) = %d, %v; want 1", o, n, err)
+			t.Errorf("Count(%v) = %d, %v; want 1", o, n, err)
 		}
 		if n, err := e.store.Count(ctx, voting.Query{Group: "go", Order: o}); err != nil || n != 1 {
-			t.Errorf("CountGroupArticles(go, %v) = %d, %v; want 1", o, n, err)
+			t.Errorf("Count(group go, %v) = %d, %v; want 1", o, n, err)
 		}
 	}
 	if dirs, err := e.store.UserVotes(ctx, "carol", id); err != nil || dirs[0] != voting.None {

@@ -3,7 +3,13 @@
 // page at a time, by score or by posting time, across the site or within a
 // group (topic). Around the votes it keeps what a site needs of its people
 // and content: each user's articles, the groups by size, edits and batch
-// reads, and, as options, each poster's karma and links posted once.
+// reads, and, as options, more orders, each poster's karma, links posted
+// once and each user's votes.
+//
+// A [Store] is one namespace of articles in Redis, opened with [New] on a
+// redigo pool. Guides with examples are in the repository's docs/ folder:
+// orders.md, paging.md, groups.md, people.md, operations.md, cluster.md,
+// testing.md and upgrading.md (from the API before v1).
 //
 // # The model
 //
@@ -12,75 +18,168 @@
 // makes old articles sink; a vote buys W seconds of freshness. The default W
 // is 432, a day divided by 200 votes, so an article with 200 votes stays level
 // with articles a day younger. The poster's own up-vote counts from the
-// start. After the cutoff (a week by default) an article takes no more votes,
-// its score is fixed, and its voter sets expire.
+// start. A user has one vote per article, [Up], [Down] or [None]; switching
+// moves the score by 2W. After the cutoff (a week by default) an article
+// takes no more votes, its score is fixed, and its voter sets expire.
 //
-// # Redis
+// An [Article] carries Points, its net votes, what a site shows beside a
+// title; Upvotes (the poster's own included) and Downvotes; and
+// RankingScore, the book's score, a time of about 1.8e9.
 //
-// A Store reads and writes the book's own key layout (see the README), so it
-// can serve data written by the book's code and the other way round; WithPrefix
-// puts a namespace in front of every key. Each write (posting, a vote, a group
-// change, a deletion) is one Lua script: one atomic step and one round trip, so
-// that a score always equals time + W x (up-votes - down-votes), whatever runs
-// concurrently. A listing is two round trips whatever the page size: the page
-// of ids, then one pipelined batch of the articles. A group's listing is the
-// book's cached intersection of the group with an index, or, with live
-// groups (a namespace the library creates keeps them), an index of the
-// group's own that every write keeps exact.
+// # Listings and paging
 //
-// What a namespace stores (its indexes, vote weight and cutoff) is its
-// own, kept in Redis beside its data (Settings): every Store's writes keep
-// every index the namespace keeps, whatever options the Store was given,
-// and a Store given another weight or cutoff is refused. StopKeeping and
-// Rescore change them, in bounded steps.
+// A [Query] names a listing of articles: the site's, a group's (Group) or a
+// user's articles (User, newest first, so Order ByTime), in an [Order].
+// [Store.List] reads a page of it, [Store.Count] counts it for "page 3 of
+// 40", [Store.Rank] gives an article's place in it and [Store.Cursor] the
+// cursor of the page after an article. [Store.GetArticles] and
+// [Store.GetGroupArticles] are the book's calls: a numbered page of the
+// site or of a group.
 //
-// No call holds Redis for more than a few milliseconds, whatever the size of
-// the data and whatever users send: an article is in at most MaxGroups
-// groups, and work that grows with the data (trimming a window, Reindex,
-// clearing a deleted article's voters' histories) is done in bounded steps,
-// each an atomic script. The exception is the book's own cached group
-// listing, which intersects a whole group in one step; live groups are the
-// bounded way to list a large group.
+// Every list pages the same way, by a [Paging]: the listings of articles,
+// the groups by size ([Store.Groups]), the posters by karma
+// ([Store.TopPosters]) and a user's votes ([Store.UserHistory]). Page 1, 2,
+// ... reads a numbered page (and next is ""); Page 0 reads by cursor, After
+// "" for the first page, and returns next, the cursor of the page after it
+// ("" after the last). Page and After together are an error. Size is the
+// page's size for this call, 0 for the Store's (WithPageSize), at most
+// MaxPageSize. A walk by cursor lists once each article that no write moved
+// during it, where numbered pages skip or repeat the articles that votes
+// move across a page's edge.
 //
-// # Around the votes
+// The library keeps no record of a group or a user beyond their articles and
+// votes. A group that never held an article and one that emptied both list
+// as empty pages and count 0, and Groups lists only the groups that hold an
+// article; a user who never posted and one whose articles were all deleted
+// both list empty and count 0, and Karma gives 0 for both. ErrNotFound is
+// for article ids.
 //
-// DeleteArticle removes an article and every entry of it, in one script (and,
-// for an article with many voters whose histories are kept, further steps
-// that clear their entries); EditArticle changes its title and link alone.
-// CountArticles and CountGroupArticles count a listing for a page count;
-// GetArticlesAfter and GetGroupArticlesAfter page by cursor, so that a walk
-// through a listing that votes move lists each untouched article once; Rank
-// gives an article's place in a listing; Articles reads any number of
-// articles by id in one round trip. Cutoff tells when voting on an article
-// closes; and WithUserHistory keeps each user's votes for UserHistory (and
-// CountUserHistory), and for UserVotes once voting has closed. Article,
-// UserVote, UserKarma, GroupSize and Direction encode as JSON directly, and
-// so does every page: times are kept to the years 1 to 9999, which JSON can
-// carry, and scores finite.
+// # Orders
 //
-// Redis does not roll a script back, so each script reads and checks what it
-// needs first; makes first, each with its inverse, the writes that no read
-// has proven possible, undoing them if Redis refuses one; and then only
-// writes that cannot fail: an operation does all of its change or none of
-// it, and its error says which. Stored data that neither this package nor
-// the book's code would write (a time of "abc", a key of the wrong type) is
-// refused with ErrCorrupt, and listings skip such articles.
+// ByScore (the book's ranking) and ByTime are kept by every namespace.
+// WithOrders keeps more: ByVotes (net votes), ByControversy, ByHot and ByBest
+// (Reddit's), and TopDay, TopWeek, TopMonth and TopYear (net votes among the
+// articles posted within the window, by the Store's clock). Each kept order
+// is a sorted set written in the same script as the post or the vote that
+// moves it; a window's set is trimmed of the articles that have aged out
+// before it is read, in bounded steps. [ParseOrder] reads an order's name as
+// a request gives it ("hot", "top-week", "new"). A listing of an order the
+// namespace does not keep is an error wrapping ErrInvalid.
+//
+// # Groups
+//
+// An article is in at most MaxGroups groups, given when it is posted or
+// changed by [Store.AddToGroups] and [Store.RemoveFromGroups]. A group's
+// listing is read from its live indexes where the namespace keeps live
+// groups (a namespace the library creates does): one sorted set per group
+// per kept order, written in the same script as the post, the vote or the
+// group change, so a group page is exact and costs what a site page costs,
+// at any size. Elsewhere it is the book's listing: the intersection of the
+// group with the order's index, cached for the group cache TTL
+// (WithGroupCacheTTL), as old as its cache and built in one step whose
+// Redis time grows with the group.
 //
 // # People and content
 //
-// UserArticles lists the articles a user has posted, newest first, and
-// CountUserArticles counts them; Groups lists the groups that hold an
-// article, largest first, and CountGroups counts them: every post, group
-// change and deletion keeps both in its own atomic step. WithKarma keeps
-// each poster's karma, the up-votes less the down-votes other users cast on
-// their articles (the poster's own vote never counts), moved by every vote:
-// Karma reads a user's, TopPosters the highest. WithUniqueLinks refuses a
-// post or an edit whose link another article has, with ErrDuplicate naming
-// that article, and ArticleByLink finds the article that has a link; two
-// links are the same by the rule in the Input section. Data written before
-// an option was on, or by the book's code, is counted by Reindex, which
-// names the articles whose links another has (ReindexProgress); until then
-// karma and the index of links answer ErrNotIndexed.
+// [Store.DeleteArticle] removes an article and every entry of it, in one
+// step; [Store.EditArticle] changes its title and link alone;
+// [Store.Articles] reads any number of articles by id in one round trip, and
+// [Store.UserVotes] a user's vote on each. WithKarma keeps each poster's
+// karma, the up-votes less the down-votes other users cast on their
+// articles (the poster's own vote never counts), moved by every vote:
+// [Store.Karma] reads a user's, [Store.TopPosters] the highest.
+// WithUniqueLinks refuses a post or an edit whose link another article has,
+// with ErrDuplicate naming that article, and [Store.ArticleByLink] finds the
+// article that has a link. WithUserHistory keeps each user's votes for
+// [Store.UserHistory], and for UserVotes once voting has closed. Article,
+// UserVote, UserKarma, GroupSize, Settings and Direction encode as JSON
+// directly, and so does every page: times are kept to the years 1 to 9999,
+// which JSON can carry, and scores finite.
+//
+// # The namespace's settings
+//
+// What a namespace stores is its own, kept in Redis beside its data (the
+// hash settings:): the orders kept, live groups, the history's time, karma,
+// unique links, the vote weight and the cutoff. [Store.Settings] is the one
+// way to read them. A Store's first call reads them, or writes them from its
+// options on a namespace with none. A Store given an index the namespace
+// lacks adds it, and from then on every Store's writes keep it, whatever
+// their options; its listings answer ErrNotIndexed until [Store.Reindex] has
+// built it for the articles written before. Every write checks, inside
+// Redis, that the settings are those it was made for, and is made again if
+// they have changed. A Store given another vote weight, cutoff or history
+// time than the namespace's is refused on every call. [Store.StopKeeping]
+// takes indexes out, and [Store.Rescore] changes the weight and the cutoff,
+// in bounded steps. Page size, timeout, clock and cache TTL are each
+// Store's own ([Store.PageSize], [Store.Timeout]).
+//
+// Articles another writer posts (the book's code, a script, an older
+// release) are noticed: the namespace counts the articles the library has
+// indexed, and a listing of an index beyond the book's two answers
+// ErrNotIndexed while that count and the size of the time index differ.
+// Votes another writer casts are not noticed: run Reindex after them.
+//
+// # Options
+//
+// [New] takes these, each documented with its default; an out-of-range
+// value, or a nil option, makes New return an error wrapping ErrInvalid:
+//
+//   - WithPrefix(p), "": a namespace's prefix, in front of every key and
+//     member; "" is the book's exact layout. On Redis Cluster it must hold
+//     a hash tag, as "{news}:".
+//   - WithVoteWeight(w), 432, and WithCutoff(d), a week: the score a vote is
+//     worth and how long an article takes votes; the namespace's settings.
+//   - WithPageSize(n), 25: a page's size when a call gives none, 1 to
+//     MaxPageSize.
+//   - WithGroupCacheTTL(d), 60 s: list groups through the book's cache, kept
+//     this long; without it a Store lists groups live where the namespace
+//     keeps live groups.
+//   - WithClock(f), time.Now: the clock of posting times, the cutoff and the
+//     windows, for tests and simulations.
+//   - WithTimeout(d), 5 s: the longest a round trip waits for Redis when the
+//     call's context has no earlier deadline; 0 for no bound.
+//   - WithOrders(o...), WithLiveGroups(), WithUserHistory(d), WithKarma(),
+//     WithUniqueLinks(): indexes the namespace keeps beyond the book's;
+//     each is the namespace's setting once a Store has added it, and each
+//     costs every write that moves it a few commands and memory per entry
+//     (docs/operations.md has the figures). A namespace the library creates
+//     keeps live groups unless its first Store was given WithGroupCacheTTL.
+//
+// # Errors
+//
+// Every error names the package once, then the operation, then what went
+// wrong: "voting: vote on article 7: voting closed: the article is older
+// than 168h0m0s". Test them with errors.Is:
+//
+//   - ErrNotFound: a well-formed article id with no article (Vote, Article,
+//     AddToGroups, EditArticle, DeleteArticle, Rank, Cursor), or a link no
+//     article has (ArticleByLink).
+//   - ErrVotingClosed: a vote after the article's cutoff.
+//   - ErrInvalid: bad input or option, an order the namespace does not keep,
+//     an article in more than MaxGroups groups, a page and a cursor
+//     together, a cursor of another list, UserHistory without a history,
+//     Karma or TopPosters without karma, ArticleByLink without unique
+//     links, a group's Rank without live groups, or a Store given another
+//     vote weight, cutoff or history time than the namespace's.
+//   - ErrNotIndexed: a listing or count of an index that does not hold every
+//     article yet (an option added after articles were posted, or articles
+//     another writer posted), until Reindex builds it.
+//   - ErrDuplicate: with WithUniqueLinks, a post or an edit whose link
+//     another article has; the error names that article.
+//   - ErrCorrupt: stored data that neither this library nor the book's code
+//     writes (a time of "abc", a key of the wrong type); the error names the
+//     key or field.
+//
+// An operation that returns ErrNotFound, ErrVotingClosed, ErrInvalid,
+// ErrDuplicate or ErrCorrupt has written nothing. Redis does not roll a
+// script back, so each script reads and checks what it needs first; makes
+// first, each with its inverse, the writes that no read has proven
+// possible, undoing them if Redis refuses one; and then only writes that
+// cannot fail. Listings skip an article they cannot read, as they skip one
+// whose hash is gone. Redis and connection errors come back wrapped the same
+// way; a call whose context ended returns an error wrapping
+// context.Canceled or context.DeadlineExceeded, and one that Redis did not
+// answer within the Store's timeout one wrapping os.ErrDeadlineExceeded.
 //
 // # Input
 //
@@ -96,12 +195,12 @@
 //     bytes, with no spaces or control characters; the host is a name
 //     (letters of any script, digits, ._~!$&'()*+,;=- and %-escapes of
 //     non-ASCII bytes) or an IPv6 address in brackets, with an optional port.
-//     Two links are the same link (schema.LinkKey, which WithUniqueLinks keeps
-//     unique and ArticleByLink looks up by) when they differ only in their
-//     fragment, from the first '#', or in the case of the ASCII letters of
-//     their scheme and host: https://Example.COM/a#top is
-//     https://example.com/a, while a path, query or user info in another
-//     case is another link, since servers may tell their case apart;
+//     Two links are the same link (which WithUniqueLinks keeps unique and
+//     ArticleByLink looks up by) when they differ only in their fragment,
+//     from the first '#', or in the case of the ASCII letters of their
+//     scheme and host: https://Example.COM/a#top is https://example.com/a,
+//     while a path, query or user info in another case is another link,
+//     since servers may tell their case apart;
 //   - an article id: what PostArticle returns, a positive decimal integer with
 //     no sign, no leading zero and no "article:" in front;
 //   - a group name: 1 to MaxGroupLen letters, digits, '-', '_' and '.', so no
@@ -109,13 +208,139 @@
 //     groups, and a call names at most that many (a name given twice counts
 //     once);
 //   - a Direction: Up, Down or None; the zero Direction is one never given;
-//   - a page: from 1; a page past the end is empty.
+//   - a Paging: Page from 1, or 0 with a cursor this library wrote for the
+//     same list; Size 0 to MaxPageSize; a page past the end is empty;
+//   - a Query: a Group or a User, not both; a User's articles by ByTime.
 //
-// Every method takes a context, honoured as far as the connection allows (see
-// Pool); a round trip whose context has no earlier deadline waits for Redis
-// at most the Store's timeout (WithTimeout, 5 s by default). Methods return
-// errors that wrap ErrNotFound, ErrVotingClosed, ErrInvalid, ErrCorrupt,
-// ErrNotIndexed or ErrDuplicate where those apply, for errors.Is, worded
-// "voting: <operation>: <what went wrong>". Bad input is rejected before
-// anything is sent to Redis. A Store is safe for concurrent use.
+// # Round trips and contexts
+//
+// Each write is one Lua script, one atomic step and one round trip once the
+// script is loaded (its first use after a server start or SCRIPT FLUSH sends
+// its source too). A page of a listing is two round trips whatever its size:
+// the page of ids, then one pipelined batch of the articles and their
+// scores; a window's page may take more after a long quiet spell, each a
+// bounded trim. A count, a rank, a cursor, Article, Articles and UserVotes
+// are one; UserHistory and ArticleByLink two. A Store's first call reads
+// the namespace's settings, one round trip more once per Store. On Redis
+// Cluster a call that the cluster redirects (MOVED, ASK) or asks to wait
+// (TRYAGAIN) is sent again, up to 10 times with a growing pause; Redis
+// refuses such a call before running it, so nothing is applied twice.
+//
+// Every method takes a context. A deadline becomes the connection's read
+// timeout for each round trip (redis.ConnWithTimeout), so it costs no
+// goroutine; a context that can be cancelled but has no deadline is watched
+// through redis.ConnWithContext, one goroutine per round trip. A round trip
+// whose context has no earlier deadline waits for Redis at most the Store's
+// timeout (WithTimeout, 5 s by default). A pool's GetContext, where it has
+// one (see [Pool]), bounds the wait for a connection. A connection whose
+// replies were not all read is never given back to the pool as healthy.
+//
+// # Concurrency
+//
+// A Store holds only its configuration and the namespace's settings as it
+// last read them, and is safe for concurrent use; any number of Stores, in
+// any number of processes, can serve one namespace. Each write is one
+// script, so concurrent votes keep every score equal to time + W x (up -
+// down) and every index equal to what the counters say; live group indexes
+// move in the same script as the write that moves them; a vote or group
+// change that races a deletion lands before it, and is deleted with the
+// article, or after it, and gets ErrNotFound; two posts of one link at once,
+// with WithUniqueLinks, give one article and one ErrDuplicate. A group
+// listing's cache is checked and built in one script, so concurrent readers
+// of a cold group build it once.
+//
+// # Bounds
+//
+// No call holds Redis for more than a few milliseconds, whatever the size of
+// the data and whatever users send: an article is in at most MaxGroups
+// groups, a page holds at most MaxPageSize items, and work that grows with
+// the data (trimming a window, Reindex, Rescore, StopKeeping, clearing a
+// deleted article's voters' histories) is done in bounded steps, each an
+// atomic script. The exception is the book's own cached group listing, which
+// intersects a whole group in one step; live groups are the bounded way to
+// list a large group.
+//
+// # Key schema
+//
+// With no prefix these are the book's own keys, so data written by the
+// book's code and by this package can be served by either; a prefix goes in
+// front of every key and every member (news:article:7 in news:score:).
+//
+//	article:              string  counter; INCR gives the next article id
+//	article:<id>          hash    title, link, poster, time (Unix seconds, may be
+//	                              fractional), votes (up-votes), downvotes (once
+//	                              there is one); karma, with WithKarma: the
+//	                              article's part of its poster's karma
+//	score:                zset    member article:<id>, score = time + W x (up - down)
+//	time:                 zset    member article:<id>, score = posting time
+//	voted:<id>            set     users who up-voted; expires at the cutoff
+//	downvoted:<id>        set     users who down-voted; expires at the cutoff
+//	group:<name>          set     members article:<id>
+//	groups:<id>           set     the names of the groups article:<id> is in: this
+//	                              package's record; the book's code writes none, and
+//	                              Reindex builds it from the group:<name> sets
+//	groupsizes:           zset    member a group's name, score = its number of
+//	                              articles (Groups)
+//	posts:<user>          zset    the user's articles: member article:<id>,
+//	                              score = posting time
+//	score:<name>          zset    the book's cached group listing by score (and
+//	time:<name>                   by time), expiring after the cache TTL
+//	reindex:              hash    where an unfinished Reindex goes on from
+//	indexed:              hash    which indexes hold every article: a field per
+//	                              index beyond the book's two ("votes",
+//	                              "live:score", "karma", "links", ...), "1" built,
+//	                              "0:<token>" being built by that Reindex run; and
+//	                              "articles", the number of articles indexed
+//	settings:             hash    the namespace's settings: gen (a generation every
+//	                              write checks), weight, cutoff and history (ms),
+//	                              orders, kinds (live, karma, links)
+//
+// With WithOrders, per kept order (members article:<id>):
+//
+//	votes:, controversy:, zset    the order's value of each article: net votes,
+//	hot:, best:                   Reddit's controversy, hot ranking and best
+//	top-day:, top-week:,  zset    net votes of the articles posted within the
+//	top-month:, top-year:         window (and of those aged out, until trimmed)
+//	trimmed:              hash    per window (and per live group's window,
+//	                              "top-week:<name>"), the posting time up to which
+//	                              its set has been trimmed
+//	<index><name>         zset    the book's cached group listing of that order
+//
+// With WithLiveGroups, instead of the cached listings:
+//
+//	live:<index><name>    zset    the group's articles in that order's index, with
+//	                              the same scores: live:score:news, live:time:news
+//
+// With WithKarma, WithUniqueLinks and WithUserHistory:
+//
+//	karma:                zset    member a user who has posted, score = their karma
+//	links:                hash    field a link (scheme and host in lower case, no
+//	                              fragment), value the id of the article that holds it
+//	linkshares:           zset    articles Reindex found sharing a link with its
+//	                              holder: members the link as links: writes it, a
+//	                              zero byte, the posting time (whole seconds from
+//	                              the year 1 in 12 digits, the fraction in 9) and
+//	                              the id (19 digits), all scored 0, so a link's
+//	                              sort oldest first; the oldest takes the link
+//	                              when its holder gives it up
+//	history:<user>        zset    members up:article:<id> and down:article:<id>,
+//	                              score = time of the vote; expires the history's
+//	                              time after the user's last vote
+//	deleted:voted:<id>    set     the voter sets of a deleted article whose voters'
+//	deleted:downvoted:<id>        histories DeleteArticle has yet to clear
+//
+// Times are decimal Unix seconds, as the book's Python writes them, of the
+// years 1 to 9999; counters are decimal integers of at most 18 digits; scores
+// are finite; a field outside these rules is reported with ErrCorrupt. The
+// downvoted sets and every key and field the book lacks are this package's
+// additions, which the book's code never reads.
+//
+// A prefix is at most MaxPrefixLen printable bytes, with no spaces. New
+// refuses one (ErrInvalid) under which another namespace's keys could fall:
+// one that contains "history:" or "posts:" or ends in "deleted:", "down" or
+// "live:" (under "", the live index live:score:news would be prefix
+// "live:"'s cached listing score:news). A prefix holding a hash tag, such as
+// "{news}:", puts the whole namespace in one Redis Cluster slot, so that each
+// script stays one atomic step there; group names hold no braces, so the
+// prefix's tag is always the first in a key.
 package voting

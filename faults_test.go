@@ -363,7 +363,7 @@ func TestScriptsAreConstants(t *testing.T) {
 }
 
 // aclCommands are the commands a Store sends, its scripts' included: the
-// README's ACL example grants exactly these (TestReadmeACLIsTheTestedOne).
+// ACL example of docs/operations.md grants exactly these (TestDocsACLIsTheTestedOne).
 const aclCommands = "+evalsha +eval +get +hmget +zscore +zmscore +zrevrange +sismember " +
 	"+incr +exists +hset +hget +hgetall +hincrby +sadd +srem +spop +pexpire +zadd +zincrby +zinterstore +del +unlink +rename " +
 	"+smembers +zcard +zrangebyscore +zrem +scan +sscan +scard +hlen +hdel +zrevrank +zcount +zrangebylex +hkeys +hsetnx"
@@ -461,11 +461,11 @@ func peopleCalls(s *voting.Store) []struct {
 			_, err := s.ArticleByLink(ctx, "https://example.com/edited")
 			return err
 		}},
-		{"UserArticles", func(ctx context.Context) error {
+		{"List(user)", func(ctx context.Context) error {
 			_, err := two(s.List(ctx, voting.Query{User: "bob", Order: voting.ByTime, Paging: voting.Paging{Page: 1}}))
 			return err
 		}},
-		{"CountUserArticles", func(ctx context.Context) error {
+		{"Count(user)", func(ctx context.Context) error {
 			_, err := s.Count(ctx, voting.Query{User: "bob", Order: voting.ByTime})
 			return err
 		}},

@@ -619,7 +619,7 @@ func FuzzOperations(f *testing.F) {
 				t.Fatalf("Karma(%s) = %d, %v; the model says %d", user, got, err, karma[user])
 			}
 			if got, err := s.Count(ctx, voting.Query{User: user, Order: voting.ByTime}); err != nil || got != posts[user] {
-				t.Fatalf("CountUserArticles(%s) = %d, %v; the model says %d", user, got, err, posts[user])
+				t.Fatalf("Count(user %s) = %d, %v; the model says %d", user, got, err, posts[user])
 			}
 		}
 		gotSizes := map[string]int64{}

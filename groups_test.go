@@ -1,6 +1,6 @@
 package voting_test
 
-// Tests of groups (groups.go): group changes and ArticleGroups, group
+// Tests of groups (groups.go): group changes and Article.Groups, group
 // listings past their first page, the book's group cache and its time to
 // live, and live group indexes (WithLiveGroups) against the site's
 // listings, after every kind of write and under concurrent writes.
@@ -105,7 +105,7 @@ func TestArticleGroups(t *testing.T) {
 		t.Helper()
 		got, err := groupsOf(e.store.Article(ctx, id))
 		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") || got == nil {
-			t.Errorf("ArticleGroups(%s) = %q, %v; want %q", id, got, err, want)
+			t.Errorf("Article.Groups(%s) = %q, %v; want %q", id, got, err, want)
 		}
 	}
 	check(id, "books", "redis")
@@ -126,10 +126,10 @@ func TestArticleGroups(t *testing.T) {
 		t.Errorf("an empty record is kept")
 	}
 	if _, err := groupsOf(e.store.Article(ctx, "99")); !errors.Is(err, voting.ErrNotFound) {
-		t.Errorf("ArticleGroups(99) = %v, want ErrNotFound", err)
+		t.Errorf("Article.Groups(99) = %v, want ErrNotFound", err)
 	}
 	if _, err := groupsOf(e.store.Article(ctx, "x")); !errors.Is(err, voting.ErrInvalid) {
-		t.Errorf("ArticleGroups(x) = %v, want ErrInvalid", err)
+		t.Errorf("Article.Groups(x) = %v, want ErrInvalid", err)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

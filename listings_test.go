@@ -163,12 +163,12 @@ func TestCountsEqualTheListings(t *testing.T) {
 				for _, o := range voting.View(e.store).Orders {
 					n, err := e.store.Count(ctx, voting.Query{Order: o})
 					if want := len(listAll(t, e.store, "", o)); err != nil || n != int64(want) {
-						t.Fatalf("%s: CountArticles(%v) = %d, %v; the listing holds %d", what, o, n, err, want)
+						t.Fatalf("%s: Count(%v) = %d, %v; the listing holds %d", what, o, n, err, want)
 					}
 					for _, g := range groups {
 						n, err := e.store.Count(ctx, voting.Query{Group: g, Order: o})
 						if want := len(listAll(t, e.store, g, o)); err != nil || n != int64(want) {
-							t.Fatalf("%s: CountGroupArticles(%s, %v) = %d, %v; the listing holds %d", what, g, o, n, err, want)
+							t.Fatalf("%s: Count(group %s, %v) = %d, %v; the listing holds %d", what, g, o, n, err, want)
 						}
 					}
 				}

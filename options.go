@@ -156,7 +156,7 @@ func WithClock(now func() time.Time) Option {
 // WithOrders keeps the indexes for these orders, beyond ByScore and ByTime,
 // which are always kept, so that listings (List, GetArticles,
 // GetGroupArticles) can be read in them. Each kept order costs every post and vote one more write, and
-// memory for one more entry per article (see the README). The orders kept
+// memory for one more entry per article (docs/operations.md, Memory). The orders kept
 // are the namespace's (Settings): a Store given one the namespace lacks adds
 // it on its first call, and from then on every Store's writes keep it.
 // Articles posted before (or by the book's code) join its index when
@@ -175,7 +175,7 @@ func WithOrders(orders ...Order) Option {
 // size, and is never stale. It costs each post and group change one write
 // per group per kept order, each vote one per group per order a vote moves
 // (all kept orders but ByTime), and memory for one entry per article per
-// group per kept order (see the README). Groups written before live groups
+// group per kept order (docs/operations.md, Memory). Groups written before live groups
 // were kept (before a Store added them, or by the book's code) join their live
 // indexes when Reindex runs; until then group listings and counts fall
 // back to the book's listing. It is the namespace's setting, as WithOrders
@@ -191,7 +191,7 @@ func WithLiveGroups() Option {
 // whole history expires d after their last vote. Once voting on an article
 // has closed, UserVotes answers from it. It costs each vote and post a few
 // writes to the user's history, and memory for one entry per vote kept (see
-// the README). It must be 0 (off, the default) or at least a second, and is
+// docs/operations.md, Memory). It must be 0 (off, the default) or at least a second, and is
 // kept to the millisecond, as Redis keeps a time to live. It is the
 // namespace's setting, as WithOrders is: a Store given another time than
 // the namespace's is refused, as with WithVoteWeight.
@@ -206,7 +206,7 @@ func WithUserHistory(d time.Duration) Option {
 // it is deleted. It costs each vote that moves it three commands (a read
 // and a write of karma:, and a write of the article's part in its hash),
 // each post one, and memory for one entry per poster and a field per
-// article (see the README). Karma of
+// article (docs/operations.md, Memory). Karma of
 // articles written without it (before a Store added it, or by the book's
 // code) is counted when Reindex runs; until then Karma and TopPosters
 // return an error wrapping ErrNotIndexed. It is the namespace's setting, as

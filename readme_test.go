@@ -1,13 +1,18 @@
 package voting_test
 
-// The README's quick start is a copy of Example_quickStart, which go test
-// compiles and runs; this test keeps the copy true.
+// The Go code of the README and of the guides in docs/ is copied from
+// Example functions, which go test compiles and runs: the README's quick
+// start from Example_quickStart, every other block from an example of
+// example_test.go or docs_example_test.go. These tests keep the copies
+// true, and the operations guide's ACL line equal to the tested one.
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -97,11 +102,13 @@ func TestReadmeQuickStartIsCompiled(t *testing.T) {
 	want := unindent(block)
 	// The block is the whole quick start, not a fragment of it.
 	code := strings.Join(want, "\n")
-	for _, call := range []string{"redis.Pool{", "voting.New(", ".PostArticle(", ".Vote(", ".GetArticles(",
-		".GetGroupArticles(", "ids := ", ".UserVotes(", "ids...", "log.Fatal(err)"} {
+	for _, call := range []string{"redis.Pool{", "voting.New(", ".PostArticle(", ".Vote(", ".UserVotes(", "log.Fatal(err)"} {
 		if !strings.Contains(code, call) {
 			t.Errorf("the quick start has no %q", call)
 		}
+	}
+	if !strings.Contains(code, ".GetArticles(") && !strings.Contains(code, ".List(") {
+		t.Error("the quick start reads no listing (GetArticles or List)")
 	}
 	have := unindent(funcSource(t, "example_test.go", quickStartExample))
 	if consecutive(have, want) >= 0 {
@@ -129,53 +136,178 @@ func TestReadmeQuickStartIsCompiled(t *testing.T) {
 		quickStartExample, bestLen+1, want[bestLen], got)
 }
 
-// TestReadmeGoBlocksAreCompiled: every ```go block of the README stands,
-// line for line, in example_test.go, which go test compiles and runs.
-func TestReadmeGoBlocksAreCompiled(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// exampleFiles hold the Example functions that the docs' Go code copies.
+var exampleFiles = []string{"example_test.go", "docs_example_test.go"}
+
+// An exampleFunc is an Example function's lines, unindented.
+type exampleFunc struct {
+	file, name string
+	lines      []string
+}
+
+// exampleFuncs returns every Example function of exampleFiles.
+func exampleFuncs(t *testing.T) []exampleFunc {
+	t.Helper()
+	var funcs []exampleFunc
+	for _, file := range exampleFiles {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Example") {
+				continue
+			}
+			body := src[fset.Position(fn.Pos()).Offset:fset.Position(fn.End()).Offset]
+			funcs = append(funcs, exampleFunc{file, fn.Name.Name, unindent(strings.Split(string(body), "\n"))})
+		}
+	}
+	return funcs
+}
+
+// A goBlock is a ```go block of a Markdown file: its number in the file
+// (from 1), the line its fence opens on, the heading it is under, and its
+// lines.
+type goBlock struct {
+	n, line int
+	heading string
+	lines   []string
+}
+
+func (b goBlock) String() string {
+	return fmt.Sprintf("```go block %d (line %d, under %q)", b.n, b.line, b.heading)
+}
+
+// goBlocks returns the ```go blocks of a Markdown text; fences may be
+// indented, as in a list item.
+func goBlocks(text string) ([]goBlock, error) {
+	var blocks []goBlock
+	var b *goBlock
+	heading := "(the top)"
+	for i, l := range strings.Split(text, "\n") {
+		fence := strings.TrimSpace(l)
+		switch {
+		case b != nil && fence == "```":
+			blocks = append(blocks, *b)
+			b = nil
+		case b != nil:
+			b.lines = append(b.lines, l)
+		case fence == "```go":
+			b = &goBlock{n: len(blocks) + 1, line: i + 1, heading: heading}
+		case strings.HasPrefix(l, "#"):
+			heading = strings.TrimSpace(strings.TrimLeft(l, "#"))
+		}
+	}
+	if b != nil {
+		return blocks, fmt.Errorf("%v has no closing ```", *b)
+	}
+	return blocks, nil
+}
+
+// docFiles are the Markdown files whose Go code must be compiled: the
+// README and the guides.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	guides, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples, err := os.ReadFile("example_test.go")
-	if err != nil {
-		t.Fatal(err)
+	if len(guides) == 0 {
+		t.Fatal("docs/ holds no guide (*.md)")
 	}
-	have := unindent(strings.Split(string(examples), "\n"))
-	rest := string(readme)
-	blocks := 0
-	for {
-		var code string
-		var ok bool
-		if _, rest, ok = strings.Cut(rest, "\n```go\n"); !ok {
-			break
+	return append([]string{"README.md"}, guides...)
+}
+
+// TestDocsGoBlocksAreCompiled: every ```go block of README.md and of
+// docs/*.md stands, line for line (leading and trailing blanks aside), in
+// one Example function of example_test.go or docs_example_test.go, which go
+// test compiles and runs, output included.
+func TestDocsGoBlocksAreCompiled(t *testing.T) {
+	funcs := exampleFuncs(t)
+	total := 0
+	for _, file := range docFiles(t) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if code, rest, ok = strings.Cut(rest, "\n```"); !ok {
-			t.Fatal("a ```go block of README.md has no end")
+		blocks, err := goBlocks(string(text))
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
 		}
-		blocks++
-		if want := unindent(strings.Split(code, "\n")); consecutive(have, want) < 0 {
-			t.Errorf("README.md's ```go block %d is not in example_test.go:\n%s", blocks, code)
+		total += len(blocks)
+		for _, b := range blocks {
+			want := unindent(b.lines)
+			if len(want) == 0 || strings.Join(want, "") == "" {
+				t.Errorf("%s: %v is empty", file, b)
+				continue
+			}
+			found := false
+			for _, fn := range funcs {
+				if consecutive(fn.lines, want) >= 0 {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s: %v is in no Example function of %s: %s", file, b, strings.Join(exampleFiles, " or "), nearest(funcs, want))
+			}
 		}
 	}
-	if blocks < 3 {
-		t.Errorf("README.md has %d ```go blocks; the quick start and the orders' make 3", blocks)
+	if total < 10 {
+		t.Errorf("README.md and docs/*.md hold %d ```go blocks; the quick start and the guides' examples make more", total)
 	}
 }
 
-// TestReadmeACLIsTheTestedOne: the README's ACL example grants exactly the
-// commands TestLeastPrivilegeACLUser grants, in the same order.
-func TestReadmeACLIsTheTestedOne(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// nearest says where the Example function that holds the longest run of
+// want's first lines parts from want, for the error of a block that no
+// function holds.
+func nearest(funcs []exampleFunc, want []string) string {
+	var best exampleFunc
+	at, run := -1, 0
+	for _, fn := range funcs {
+		for i := range fn.lines {
+			n := 0
+			for i+n < len(fn.lines) && n < len(want) && fn.lines[i+n] == want[n] {
+				n++
+			}
+			if n > run {
+				best, at, run = fn, i, n
+			}
+		}
+	}
+	if run == 0 {
+		return fmt.Sprintf("no function has its first line %q", want[0])
+	}
+	got := "(the function's end)"
+	if at+run < len(best.lines) {
+		got = fmt.Sprintf("%q", best.lines[at+run])
+	}
+	return fmt.Sprintf("its line %d, %q, is %s in %s's %s", run+1, want[run], got, best.file, best.name)
+}
+
+// aclGuide is the guide whose ACL example TestDocsACLIsTheTestedOne checks.
+const aclGuide = "docs/operations.md"
+
+// TestDocsACLIsTheTestedOne: the operations guide's ACL example grants
+// exactly the commands TestLeastPrivilegeACLUser grants, in the same order.
+func TestDocsACLIsTheTestedOne(t *testing.T) {
+	guide, err := os.ReadFile(aclGuide)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const start = "ACL SETUSER voting on >secret ~news:* resetchannels -@all "
-	_, line, ok := strings.Cut(string(readme), start)
+	_, line, ok := strings.Cut(string(guide), start)
 	if !ok {
-		t.Fatalf("README.md has no line starting %q", start)
+		t.Fatalf("%s has no line starting %q", aclGuide, start)
 	}
 	line, _, _ = strings.Cut(line, "\n")
 	if got, want := strings.Fields(line), strings.Fields(aclCommands); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("README.md's ACL example grants\n%s\nTestLeastPrivilegeACLUser grants\n%s", strings.Join(got, " "), strings.Join(want, " "))
+		t.Errorf("%s's ACL example grants\n%s\nTestLeastPrivilegeACLUser grants\n%s", aclGuide, strings.Join(got, " "), strings.Join(want, " "))
 	}
 }

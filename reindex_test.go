@@ -75,7 +75,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 	voting.SetBatches(all, 4, 6)
 	// The book keeps no record of an article's groups.
 	if got, err := groupsOf(all.Article(context.Background(), "7")); err != nil || len(got) != 0 {
-		t.Errorf("ArticleGroups(7) before Reindex = %v, %v; want none", got, err)
+		t.Errorf("Article.Groups(7) before Reindex = %v, %v; want none", got, err)
 	}
 	var reports []voting.ReindexProgress
 	done, err := all.ReindexWithProgress(context.Background(), func(p voting.ReindexProgress) { reports = append(reports, p) })
@@ -97,7 +97,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 			want = "books films"
 		}
 		if got, err := groupsOf(all.Article(context.Background(), id)); err != nil || strings.Join(got, " ") != want {
-			t.Errorf("ArticleGroups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
+			t.Errorf("Article.Groups(%s) after Reindex = %v, %v; want [%s]", id, got, err, want)
 		}
 	}
 	s.check(all, groups...)
@@ -208,7 +208,7 @@ func TestReindexBuildsRecordsOfGroups(t *testing.T) {
 	}
 	for id, want := range map[string]string{"1": "redis", "2": "go redis", "3": ""} {
 		if got, err := groupsOf(star.Article(ctx, id)); err != nil || strings.Join(got, " ") != want {
-			t.Errorf("ArticleGroups(%s) = %v, %v; want %q", id, got, err, want)
+			t.Errorf("Article.Groups(%s) = %v, %v; want %q", id, got, err, want)
 		}
 	}
 	if e.exists(e.key("nb:groups:3")) || e.exists(e.key("n*:groups:99")) {
@@ -380,7 +380,7 @@ func TestDeletingABookArticleLeavesItsGroupsToReindex(t *testing.T) {
 		t.Errorf("groupsizes: = %v after Reindex", got)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, "101")); err != nil || fmt.Sprint(got) != "[books]" {
-		t.Errorf("ArticleGroups(101) after Reindex = %v, %v; want [books]", got, err)
+		t.Errorf("Article.Groups(101) after Reindex = %v, %v; want [books]", got, err)
 	}
 	if err := e.store.DeleteArticle(ctx, "101"); err != nil {
 		t.Fatal(err)
@@ -413,13 +413,13 @@ func TestABookArticleGivenARecordLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, "100")); err != nil || fmt.Sprint(got) != "[lua]" {
-		t.Errorf("ArticleGroups = %v, %v; want [lua]", got, err)
+		t.Errorf("Article.Groups = %v, %v; want [lua]", got, err)
 	}
 	if err := e.store.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := groupsOf(e.store.Article(ctx, "100")); err != nil || fmt.Sprint(got) != "[go lua]" {
-		t.Errorf("ArticleGroups after Reindex = %v, %v; want [go lua]", got, err)
+		t.Errorf("Article.Groups after Reindex = %v, %v; want [go lua]", got, err)
 	}
 	if err := e.store.DeleteArticle(ctx, "100"); err != nil {
 		t.Fatal(err)
@@ -626,7 +626,7 @@ func TestReindexResumedAfterSCANReorders(t *testing.T) {
 	}
 	for id, name := range groups {
 		if got, err := groupsOf(live.Article(ctx, id)); err != nil || len(got) != 1 || got[0] != name {
-			t.Errorf("ArticleGroups(%s) = %v, %v; want [%s]", id, got, err, name)
+			t.Errorf("Article.Groups(%s) = %v, %v; want [%s]", id, got, err, name)
 		}
 		page, err := live.GetGroupArticles(ctx, name, 1, voting.ByScore)
 		if err != nil || len(page) != 1 || page[0].ID != id {

@@ -29,7 +29,7 @@ import (
 // vote made for the settings before is refused in Redis and made again),
 // and a Store given WithVoteWeight or WithCutoff of the old values is
 // refused on its next call: give its processes the new values, or none.
-// The walk goes over the time index oldest first, a few hundred articles a
+// The walk goes over the time index oldest first, a hundred articles a
 // step, each step one atomic script of a few milliseconds, so that other
 // clients wait no longer than that. Until it is done, listings by score
 // rank the articles not yet walked by their old scores, and the book's

@@ -118,7 +118,7 @@ func TestTheNewcomersGroupPage(t *testing.T) {
 	}
 	s.check(e.store, "newcomers")
 	if n, err := e.store.Count(ctx, voting.Query{Group: "newcomers", Order: voting.ByScore}); err != nil || n != 45 {
-		t.Errorf("CountGroupArticles = %d, %v; want 45", n, err)
+		t.Errorf("Count(group) = %d, %v; want 45", n, err)
 	}
 }
 
@@ -1016,7 +1016,7 @@ func TestStopKeepingDuringReindex(t *testing.T) {
 		t.Errorf("indexed: after the run = %v, want best built and no votes", got)
 	}
 	if n, err := votes.Count(ctx, voting.Query{Order: voting.ByBest}); err != nil || n != 30 {
-		t.Errorf("CountArticles by best after the run = %d, %v; want 30", n, err)
+		t.Errorf("Count by best after the run = %d, %v; want 30", n, err)
 	}
 	e.store = votes
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)

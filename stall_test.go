@@ -229,7 +229,7 @@ func TestNoCallStallsRedis(t *testing.T) {
 	// Where it can, the test gives Redis a core of its own, as a server in
 	// production has, and keeps itself off it: on two shared cores the
 	// kernel otherwise pauses Redis mid-step now and then, for 10 to 20 ms,
-	// however small the step (BENCHMARKS.md has runs of both kinds).
+	// however small the step.
 	defer ownCore(t, addr)()
 	var stalls []string
 	for run := 1; run <= 2; run++ {

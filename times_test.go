@@ -124,7 +124,7 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 					}
 				}
 				if n, err := e.store.Count(ctx, voting.Query{Order: o}); err != nil || n != 2 {
-					t.Errorf("CountArticles(%v) = %d, %v; want 2", o, n, err)
+					t.Errorf("Count(%v) = %d, %v; want 2", o, n, err)
 				}
 			}
 			history, err := two(e.store.UserHistory(ctx, "bob", voting.Paging{Page: 1}))

@@ -365,7 +365,7 @@ func TestWindowMarkNearTheEpoch(t *testing.T) {
 				}
 			}
 			if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 1 {
-				t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
+				t.Errorf("Count(TopDay) = %d, %v; want 1", n, err)
 			}
 			want := map[string]string{"top-day": tt.mark, "top-day:g": tt.mark}
 			if got := e.hash(e.key("trimmed:")); !reflect.DeepEqual(got, want) {
@@ -382,7 +382,7 @@ func TestWindowMarkNearTheEpoch(t *testing.T) {
 				}
 			}
 			if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 2 {
-				t.Errorf("CountArticles(TopDay) after a post = %d, %v; want 2", n, err)
+				t.Errorf("Count(TopDay) after a post = %d, %v; want 2", n, err)
 			}
 			if got := e.hash(e.key("trimmed:")); !reflect.DeepEqual(got, want) {
 				t.Errorf("trimmed: after a post = %v, want %v", got, want)
@@ -411,7 +411,7 @@ func TestWindowMarkAtABookTime(t *testing.T) {
 		t.Errorf("top of the day = %v, want [%s]", got, kept)
 	}
 	if n, err := e.store.Count(ctx, voting.Query{Order: voting.TopDay}); err != nil || n != 1 {
-		t.Errorf("CountArticles(TopDay) = %d, %v; want 1", n, err)
+		t.Errorf("Count(TopDay) = %d, %v; want 1", n, err)
 	}
 	if got, want := e.hash(e.key("trimmed:")), map[string]string{"top-day": "0.00000015"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("trimmed: = %v, want %v", got, want)

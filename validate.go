@@ -30,7 +30,7 @@ const (
 	// one community (Reddit, Lemmy) or a few tags (Stack Overflow and
 	// Medium five, dev.to four); every vote on an article writes to each of
 	// its groups' live indexes, so the cap bounds what a poster can make
-	// every vote on their article cost (README: "Bounds").
+	// every vote on their article cost (docs/operations.md, Bounds).
 	MaxGroups = 10
 	// maxID is the largest int64, the largest id INCR gives.
 	maxID = "9223372036854775807"

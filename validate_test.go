@@ -128,8 +128,8 @@ func TestGoodEdgeInput(t *testing.T) {
 	}
 }
 
-// TestDeleteCountsAndHistoryRefuseBadInput: DeleteArticle, CountArticles,
-// CountGroupArticles, UserHistory and WithUserHistory refuse bad input with
+// TestDeleteCountsAndHistoryRefuseBadInput: DeleteArticle, Count,
+// Count(group), UserHistory and WithUserHistory refuse bad input with
 // ErrInvalid, writing nothing.
 func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 	for _, d := range []time.Duration{-time.Second, time.Millisecond, 999 * time.Millisecond} {

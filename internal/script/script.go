@@ -218,7 +218,7 @@ func definedNames(parts []Part) map[string]bool {
 // hooks written in. A script defines every function it holds on every run,
 // so a variant holds no kind's hooks that it does not run: one for no kind
 // holds only the few functions that run hooks, and its vote costs what the
-// vote cost before there were hooks (BENCHMARKS.md).
+// vote cost before there were hooks.
 type variants []*Script
 
 // of is the variant for the kinds kept.
