@@ -455,10 +455,9 @@ func (s *Store) fetch(c rconn.Link, page []any, withScores, withGroups bool) (ar
 	for i, e := range entries {
 		a, ok, err := parseArticle(e.id, replies[i], e.score)
 		if ok && err == nil && withGroups {
+			// A record of the wrong type is skipped, as a hash that does
+			// not parse is.
 			a.Groups, err = redis.Strings(groups[i], nil)
-			if err != nil {
-				return nil, nil, errs.WrongType(err, s.keys.GroupRecord(a.ID), "SMEMBERS")
-			}
 			sort.Strings(a.Groups)
 		}
 		switch {

@@ -141,8 +141,11 @@ func (s *Store) Groups(ctx context.Context, p Paging) (groups []GroupSize, next 
 		}
 	}()
 	w, err := s.paging(p, groupsList, "")
-	if err != nil || w.past {
-		return []GroupSize{}, "", err
+	if err != nil {
+		return nil, "", err
+	}
+	if w.past {
+		return []GroupSize{}, "", nil
 	}
 	l := plainListing(s.keys.GroupSizes())
 	err = s.rc.Session(ctx, func(c rconn.Link) error {

@@ -245,8 +245,10 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			}
 		}
 	}
-	// Each article's record of its groups is the groups whose sets hold it;
-	// an article with no record (the book's code writes none) is left out.
+	// Each article's record of its groups is the groups whose sets hold it,
+	// which Article.Groups reads; an article with no record (the book's
+	// code writes none) is left out where the book's code wrote, and is a
+	// break where only the library did.
 	inGroups := map[string][]string{} // article member -> group names
 	for _, index := range indexes {
 		if name, ok := strings.CutPrefix(index, e.key("group:")); ok {
@@ -256,6 +258,17 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			}
 			for _, m := range members {
 				inGroups[m] = append(inGroups[m], name)
+			}
+		}
+	}
+	if !e.foreign {
+		hasRecord := map[string]bool{}
+		for _, record := range records {
+			hasRecord[e.key("article:"+strings.TrimPrefix(record, e.key("groups:")))] = true
+		}
+		for member, names := range inGroups {
+			if !hasRecord[member] {
+				fail("%s is in groups %v but has no record of them", member, names)
 			}
 		}
 	}
@@ -687,6 +700,7 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 			e.do("ZINCRBY", e.key("score:"), -432, e.article(id))
 		}},
 		{"group member without a hash", func(e *env, id string) { e.do("SADD", e.key("group:news"), e.article("99")) }},
+		{"group record lost", func(e *env, id string) { e.do("DEL", e.key("groups:"+id)) }},
 		{"index member without a hash", func(e *env, id string) { e.do("ZADD", e.key("score:"), 1, e.article("98")) }},
 		{"hash gone", func(e *env, id string) { e.do("DEL", e.article(id)) }},
 		{"time index disagrees", func(e *env, id string) { e.do("ZINCRBY", e.key("time:"), 1, e.article(id)) }},

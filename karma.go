@@ -57,21 +57,21 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 		if err != nil || reply == nil {
 			return err
 		}
-		karma, err = parseKarma(reply)
+		karma, err = parseKarma(reply, user)
 		return err
 	})
 	return karma, s.recheck(ctx, err, l)
 }
 
-// parseKarma reads a karma as Redis writes the score: a whole number.
-func parseKarma(reply any) (int64, error) {
+// parseKarma reads user's karma as Redis writes the score: a whole number.
+func parseKarma(reply any, user string) (int64, error) {
 	text, err := redis.String(reply, nil)
 	if err != nil {
 		return 0, err
 	}
 	x, err := strconv.ParseFloat(text, 64)
 	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-		return 0, errs.Corruptf("karma %q is not a whole number", text)
+		return 0, errs.Corruptf("the karma of user %q, %q, is not a whole number", user, text)
 	}
 	return int64(x), nil
 }
@@ -106,9 +106,9 @@ func (s *Store) TopPosters(ctx context.Context, p Paging) (posters []UserKarma, 
 		posters = make([]UserKarma, 0, len(page)/2)
 		for i := 0; i+1 < len(page); i += 2 {
 			user, _ := page[i].([]byte)
-			k, err := parseKarma(page[i+1])
+			k, err := parseKarma(page[i+1], string(user))
 			if err != nil {
-				return fmt.Errorf("user %q: %w", user, err)
+				return err
 			}
 			posters = append(posters, UserKarma{User: string(user), Karma: k})
 		}

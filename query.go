@@ -166,7 +166,8 @@ func (s *Store) userListing(user string) listing {
 // cursor the cursor of the page after it ("" after the last).
 //
 // A page of a top-of-window order (TopDay to TopYear) holds only articles
-// posted within the window by the Store's clock. A page of an index that
+// posted within the window by the Store's clock (of a group listed through
+// the book's cache: within it when the cache was built). A page of an index that
 // does not hold every article yet (an order kept since after articles were
 // posted, until Reindex builds it) is an error wrapping ErrNotIndexed, not
 // a short page.
@@ -187,7 +188,8 @@ func (s *Store) userListing(user string) listing {
 // those that hold one), nor of a user beyond their articles, votes
 // (UserHistory) and karma (Karma, 0 for a user with no article).
 //
-// A page takes two round trips to Redis whatever its size; a
+// A page takes two round trips to Redis whatever its size (three for a
+// live group that lacks articles, which falls back to the cache); a
 // top-of-window page may take more when many articles have aged out of the
 // window since it was last listed, each step a bounded one.
 func (s *Store) List(ctx context.Context, q Query) (articles []Article, next string, err error) {
@@ -205,6 +207,9 @@ func (s *Store) List(ctx context.Context, q Query) (articles []Article, next str
 		return nil, "", err
 	}
 	if w.past {
+		if _, _, err := s.checkOrder(ctx, q.Order); err != nil {
+			return nil, "", err
+		}
 		return []Article{}, "", nil
 	}
 	switch {
@@ -293,7 +298,9 @@ func (s *Store) groupPage(ctx context.Context, q *Query, w window) ([]Article, s
 		if !ok {
 			return fmt.Errorf("unexpected reply %v", reply)
 		}
-		articles, next, err = s.pageAfter(c, q, page, w.size)
+		// The cache's values may be as old as the cache: fetch reads each
+		// article's score afresh.
+		articles, next, err = s.pageAfter(c, q, page, w.size, false)
 		return err
 	})
 	return articles, next, err
@@ -305,9 +312,10 @@ func (s *Store) groupPage(ctx context.Context, q *Query, w window) ([]Article, s
 // that window's at the moment of the call by the Store's clock, trimmed
 // first as a listing is. A group's count without live groups is the
 // book's cached listing's, built first if it is missing, as a page would
-// build it: as old as the cache, as its pages are. It takes one round
-// trip, O(1) on the server (a window long unlisted may take a few more,
-// each a bounded trim).
+// build it: as old as the cache, as its pages are, and building it is
+// O(size of the group) on the server. Otherwise it takes one round trip,
+// O(1) on the server (a window long unlisted may take a few more, each a
+// bounded trim).
 func (s *Store) Count(ctx context.Context, q Query) (n int64, err error) {
 	defer func() {
 		if err != nil {
@@ -396,15 +404,17 @@ func (s *Store) Rank(ctx context.Context, articleID string, q Query) (rank int64
 // Cursor returns the cursor of the page that follows the article in the
 // listing q names: the cursor that a page ending with the article gives,
 // so that a numbered page can offer a "more" link that goes on by cursor
-// from its last article. It reads the article's entry in the listing's
-// values in one round trip: the site's index of the order, whose values
-// the site's listing and live group indexes share; without live groups,
-// for a group, the book's cached listing, which holds each article's value
+// from its last article. It reads the article's value in the index List
+// reads, as List reads it (a window trimmed first), in one round trip: the
+// site's index, a user's, or a group's live one; for a group listed
+// through the book's cache (and a live one that lacks articles, which
+// List falls back from), the cache's, which holds each article's value
 // from when it was built, so that the cursor goes on with the listing the
 // numbered page came from (the site's index once the cache has expired:
 // the next page builds it afresh from those values). It returns an error
-// wrapping ErrNotFound if the listing does not hold the article (a cache
-// that no longer does, since the article left the group, included).
+// wrapping ErrNotFound if the listing does not hold the article (it is not
+// in the group or the window, or left the cache), and ErrNotIndexed, as
+// List does, for an index not built.
 func (s *Store) Cursor(ctx context.Context, articleID string, q Query) (cursor string, err error) {
 	defer func() {
 		if err != nil {
@@ -417,23 +427,64 @@ func (s *Store) Cursor(ctx context.Context, articleID string, q Query) (cursor s
 	if err := checkID(articleID); err != nil {
 		return "", err
 	}
-	member := s.keys.ArticleHash(articleID)
-	index := s.keys.Index(int(q.Order))
-	if q.User != "" {
-		index = s.keys.UserPosts(q.User)
-	}
-	cmds := []rconn.Command{{Name: "ZSCORE", Args: []any{index, member}}}
 	ns, _, err := s.checkOrder(ctx, q.Order)
 	if err != nil {
 		return "", err
 	}
-	cached := q.Group != "" && !ns.liveReads
-	if cached {
-		cache := s.keys.GroupCache(q.Group, int(q.Order))
-		cmds = append(cmds, rconn.Command{Name: "ZSCORE", Args: []any{cache, member}}, rconn.Command{Name: "EXISTS", Args: []any{cache}})
-	} else if q.Group != "" {
-		// A live group's values are the site's, for the group's articles.
-		cmds = append(cmds, rconn.Command{Name: "SISMEMBER", Args: []any{s.keys.GroupSet(q.Group), member}})
+	list, scope := q.list()
+	var value string
+	switch {
+	case q.User != "":
+		value, err = s.valueIn(ctx, s.userListing(q.User), articleID)
+	case q.Group == "":
+		value, err = s.valueIn(ctx, s.siteListing(q.Order), articleID)
+	case ns.liveReads:
+		value, err = s.valueIn(ctx, s.liveListing(q.Group, q.Order), articleID)
+		if !errors.Is(err, errs.ErrNotIndexed) {
+			break
+		}
+		// Live indexes that lack articles: the book's listing, as List
+		// falls back to.
+		fallthrough
+	default:
+		value, err = s.cachedValue(ctx, q.Group, q.Order, articleID)
+	}
+	if err != nil {
+		return "", err
+	}
+	return makeCursor(list, scope, point{value, articleID}), nil
+}
+
+// valueIn reads the article's value in l's index, read as a listing reads
+// it (a window trimmed first, a mark checked), in one round trip: ErrNotFound
+// if l does not hold the article.
+func (s *Store) valueIn(ctx context.Context, l listing, articleID string) (value string, err error) {
+	err = s.rc.Session(ctx, func(c rconn.Link) error {
+		reply, err := s.read(c, l, rconn.Command{Name: "ZSCORE", Args: []any{l.index, s.keys.ArticleHash(articleID)}})
+		if err != nil {
+			return err
+		}
+		if reply == nil {
+			return ErrNotFound
+		}
+		value, err = redis.String(reply, nil)
+		return err
+	})
+	return value, s.recheck(ctx, err, l)
+}
+
+// cachedValue reads the article's value in the book's cached listing of
+// group by order in one round trip: the cache's while there is a cache,
+// else the site's index's, for an article of the group; ErrNotFound for
+// one the listing does not hold.
+func (s *Store) cachedValue(ctx context.Context, group string, order Order, articleID string) (string, error) {
+	member := s.keys.ArticleHash(articleID)
+	cache := s.keys.GroupCache(group, int(order))
+	cmds := []rconn.Command{
+		{Name: "ZSCORE", Args: []any{cache, member}},
+		{Name: "EXISTS", Args: []any{cache}},
+		{Name: "ZSCORE", Args: []any{s.keys.Index(int(order)), member}},
+		{Name: "SISMEMBER", Args: []any{s.keys.GroupSet(group), member}},
 	}
 	replies, err := s.rc.Pipeline(ctx, cmds)
 	if err == nil {
@@ -442,23 +493,18 @@ func (s *Store) Cursor(ctx context.Context, articleID string, q Query) (cursor s
 	if err != nil {
 		return "", err
 	}
-	// The cache's value while there is a cache, else the site's.
 	value := replies[0]
-	switch {
-	case cached && replies[2] != int64(0):
-		value = replies[1]
-	case !cached && q.Group != "" && replies[1] != int64(1):
+	if replies[1] == int64(0) {
 		value = nil
+		if replies[3] == int64(1) {
+			value = replies[2]
+		}
 	}
 	text, err := redis.String(value, nil)
 	if err == redis.ErrNil {
 		return "", ErrNotFound
 	}
-	if err != nil {
-		return "", err
-	}
-	list, scope := q.list()
-	return makeCursor(list, scope, point{text, articleID}), nil
+	return text, err
 }
 
 // listAfter reads the page of l after w's point in one session: the page's
@@ -472,7 +518,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, q *Query, w window) (a
 		if err != nil {
 			return err
 		}
-		articles, next, err = s.pageAfter(c, q, page, w.size)
+		articles, next, err = s.pageAfter(c, q, page, w.size, true)
 		return err
 	})
 	return articles, next, s.recheck(ctx, err, l)
@@ -523,16 +569,16 @@ func cutPage(page []any, size int, prefix string) ([]any, *point) {
 // pageAfter reads the articles of a page of q's listing by cursor: page is
 // up to one entry more than size, each with its value; the one more tells
 // that a page follows, and next is then the cursor of the page's last
-// entry.
-func (s *Store) pageAfter(c rconn.Link, q *Query, page []any, size int) (articles []Article, next string, err error) {
+// entry. fresh says the values are the index's now, not a cache's.
+func (s *Store) pageAfter(c rconn.Link, q *Query, page []any, size int, fresh bool) (articles []Article, next string, err error) {
 	page, last := cutPage(page, size, s.keys.ArticlePrefix())
 	if last != nil {
 		list, scope := q.list()
 		next = makeCursor(list, scope, *last)
 	}
 	// The page's values are the order's; the articles' scores come from the
-	// score index, but for ByScore, whose values they are.
-	withScores := q.Order == ByScore
+	// score index, but for ByScore, whose values they are when fresh.
+	withScores := q.Order == ByScore && fresh
 	if !withScores {
 		members := make([]any, 0, len(page)/2)
 		for i := 0; i < len(page); i += 2 {

@@ -3,8 +3,10 @@ package voting_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -409,4 +411,128 @@ func TestAHistoryPageEndsWhereTheHistoryDoes(t *testing.T) {
 		rest, _, err := e.store.UserHistory(ctx, "bob", voting.Paging{After: next, Size: 3})
 		t.Errorf("a page of the 3 kept votes gives cursor %q, whose page is %v, %v; want none", next, rest, err)
 	}
+}
+
+// TestACachedGroupPageByCursorIsReadFresh: a group listed through the
+// book's cache, read by cursor, gives each article's score as it is now,
+// not as the cache holds it, as a numbered page does.
+func TestACachedGroupPageByCursorIsReadFresh(t *testing.T) {
+	e := newEnv(t, bookCache)
+	id := e.post("alice", "one", "g")
+	q := voting.Query{Group: "g"}
+	if _, _, err := e.store.List(ctx, q); err != nil { // builds the cache
+		t.Fatal(err)
+	}
+	e.vote("bob", id, voting.Up)
+	fresh, err := e.store.Article(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Groups = nil
+	for _, p := range []voting.Paging{{}, {Page: 1}} {
+		q.Paging = p
+		page, _, err := e.store.List(ctx, q)
+		if err != nil || len(page) != 1 || !reflect.DeepEqual(page[0], fresh) {
+			t.Errorf("List(%+v) = %+v, %v; want [%+v]", q, page, err, fresh)
+		}
+	}
+}
+
+// TestCursorOfAnArticleTheListingLacks: an article not in the group (with
+// or without a cache built), or aged out of a window not yet trimmed, has
+// no cursor; an index not built says so.
+func TestCursorOfAnArticleTheListingLacks(t *testing.T) {
+	e := newEnv(t, bookCache, voting.WithOrders(voting.TopDay))
+	e.post("alice", "in", "g")
+	out := e.post("alice", "out", "h")
+	for _, built := range []bool{false, true} {
+		if built {
+			if _, _, err := e.store.List(ctx, voting.Query{Group: "g"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c, err := e.store.Cursor(ctx, out, voting.Query{Group: "g"}); !errors.Is(err, voting.ErrNotFound) {
+			t.Errorf("cache built %t: Cursor of an article not in the group = %q, %v; want ErrNotFound", built, c, err)
+		}
+	}
+	e.advance(48 * time.Hour)
+	if c, err := e.store.Cursor(ctx, out, voting.Query{Order: voting.TopDay}); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Cursor of an article aged out of the day = %q, %v; want ErrNotFound", c, err)
+	}
+	more := e.with(voting.WithOrders(voting.ByVotes))
+	if c, err := more.Cursor(ctx, out, voting.Query{Order: voting.ByVotes}); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("Cursor in an index not built = %q, %v; want ErrNotIndexed", c, err)
+	}
+}
+
+// TestCursorOfALiveGroupNotBuiltFollowsTheCache: while a group's live
+// indexes lack articles, List falls back to the book's cached listing, and
+// so does Cursor: the page after the cursor of page 1's last article is
+// page 2.
+func TestCursorOfALiveGroupNotBuiltFollowsTheCache(t *testing.T) {
+	e := newEnv(t, bookCache, voting.WithPageSize(2))
+	for i := range 5 {
+		e.advance(time.Minute)
+		e.post("alice", fmt.Sprintf("a%d", i), "g")
+	}
+	live := e.with(voting.WithLiveGroups(), voting.WithPageSize(2))
+	page1, _, err := live.List(ctx, voting.Query{Group: "g", Paging: voting.Paging{Page: 1}})
+	if err != nil || len(page1) != 2 {
+		t.Fatalf("page 1 = %v, %v", idsOf(page1), err)
+	}
+	last := page1[1].ID
+	for v := range 3 {
+		e.vote(fmt.Sprintf("v%d", v), last, voting.Up)
+	}
+	page2, _, err := live.List(ctx, voting.Query{Group: "g", Paging: voting.Paging{Page: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := live.Cursor(ctx, last, voting.Query{Group: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := live.List(ctx, voting.Query{Group: "g", Paging: voting.Paging{After: c}})
+	if err != nil || !reflect.DeepEqual(idsOf(after), idsOf(page2)) {
+		t.Errorf("after Cursor(%s) = %v, %v; want page 2, %v", last, idsOf(after), err, idsOf(page2))
+	}
+}
+
+// TestAPagePastTheEndOfAnOrderNotKept: an order the namespace does not
+// keep is refused on every page, however far.
+func TestAPagePastTheEndOfAnOrderNotKept(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "one")
+	for _, page := range []int{1, math.MaxInt} {
+		if _, _, err := e.store.List(ctx, voting.Query{Order: voting.ByVotes, Paging: voting.Paging{Page: page}}); !errors.Is(err, voting.ErrInvalid) {
+			t.Errorf("page %d by an order not kept: %v, want ErrInvalid", page, err)
+		}
+	}
+}
+
+// TestABadRecordLeavesTheRestOfAPage: a karma that is no whole number is
+// an error that names the package once; a group record of the wrong type
+// leaves its article out of a listing WithGroups, and of Articles, as a
+// hash that does not parse does.
+func TestABadRecordLeavesTheRestOfAPage(t *testing.T) {
+	e := newEnv(t, voting.WithKarma())
+	one := e.post("alice", "one", "g")
+	two := e.post("alice", "two", "g")
+	e.do("ZADD", e.key("karma:"), 1.5, "mallory")
+	_, _, err := e.store.TopPosters(ctx, voting.Paging{})
+	if !errors.Is(err, voting.ErrCorrupt) || strings.Count(err.Error(), "voting:") != 1 {
+		t.Errorf("TopPosters with a karma of 1.5 = %v; want ErrCorrupt, naming the package once", err)
+	}
+	e.do("DEL", e.key("groups:"+two))
+	e.do("SET", e.key("groups:"+two), "x")
+	page, _, err := e.store.List(ctx, voting.Query{WithGroups: true})
+	if err != nil || !reflect.DeepEqual(idsOf(page), []string{one}) {
+		t.Errorf("List WithGroups with a bad record = %v, %v; want [%s]", idsOf(page), err, one)
+	}
+	got, err := e.store.Articles(ctx, one, two)
+	if err != nil || !reflect.DeepEqual(idsOf(got), []string{one}) {
+		t.Errorf("Articles with a bad record = %v, %v; want [%s]", idsOf(got), err, one)
+	}
+	e.do("DEL", e.key("groups:"+two))
+	e.do("SADD", e.key("groups:"+two), "g")
 }
