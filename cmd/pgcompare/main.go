@@ -41,6 +41,9 @@
 // allocations and client CPU per operation on both sides; and the memory
 // each holds for the data: Redis's used_memory against pg_total_relation_size
 // of both tables with their indexes, per post and per vote.
+//
+// Its tests need no server, but TestRunSmall, which runs the whole program
+// at a tiny scale on servers of its own when PGCOMPARE_SERVERS=1 is set.
 package main
 
 import (
