@@ -1000,7 +1000,14 @@ const ceilingDepth = 64
 // batch operations at a time; trips is the round trips per operation.
 func fanOut(b *testing.B, srv *env, batch int, trips float64, newWorker func() func(n int) error) {
 	b.Helper()
-	workers := make([]func(int) error, parallelGoroutines)
+	fanOutOn(b, srv, parallelGoroutines, batch, trips, newWorker)
+}
+
+// fanOutOn is fanOut from goroutines goroutines; a negative trips reports
+// none.
+func fanOutOn(b *testing.B, srv *env, goroutines, batch int, trips float64, newWorker func() func(n int) error) {
+	b.Helper()
+	workers := make([]func(int) error, goroutines)
 	for g := range workers {
 		workers[g] = newWorker()
 	}
@@ -1033,7 +1040,9 @@ func fanOut(b *testing.B, srv *env, batch int, trips float64, newWorker func() f
 	b.StopTimer()
 	cpu(b)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
-	b.ReportMetric(trips, "trips/op")
+	if trips >= 0 {
+		b.ReportMetric(trips, "trips/op")
+	}
 }
 
 // BenchmarkParallel runs votes and listing pages from 16 goroutines, in the
@@ -1180,6 +1189,42 @@ func parallelVotes(b *testing.B, e *env) {
 			}
 		})
 		done(b, ceil)
+	})
+}
+
+// BenchmarkVoteConcurrency runs votes (each a new user's up-vote, over
+// 1,000 articles in turn) from 1 to 256 goroutines, with auto-pipelining
+// (WithAutoPipelining, the default) and without, on namespaces of their
+// own filled alike, in turn at each number of goroutines. With
+// BenchmarkParallel/Vote/ceiling in the same run, it gives each its share
+// of the server's ceiling for the same commands; server-us/op is the
+// server's CPU a vote, which the machine's load moves least.
+func BenchmarkVoteConcurrency(b *testing.B) {
+	onServers(b, func(b *testing.B, e *env) {
+		on, off := twin(b, e, "cvote.on:"), twin(b, e, "cvote.off:", voting.WithAutoPipelining(false))
+		ids := fill(b, on, 1000, 0)
+		fill(b, off, 1000, 0)
+		b.Cleanup(func() { on.store.Close(); off.store.Close() })
+		user := func(u int64) string { return "c" + strconv.FormatInt(u, 10) }
+		var onUsers, offUsers atomic.Int64
+		for _, g := range []int{1, 4, 16, 64, 256} {
+			for _, side := range []struct {
+				name  string
+				e     *env
+				users *atomic.Int64
+			}{{"auto", on, &onUsers}, {"off", off, &offUsers}} {
+				b.Run(fmt.Sprintf("goroutines=%d/%s", g, side.name), func(b *testing.B) {
+					ctx, cancel := deadline()
+					defer cancel()
+					fanOutOn(b, side.e, g, 1, -1, func() func(int) error { // round trips vary with the sharing
+						return func(int) error {
+							u := side.users.Add(1)
+							return side.e.store.Vote(ctx, user(u), ids[u%1000], voting.Up)
+						}
+					})
+				})
+			}
+		}
 	})
 }
 

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -785,14 +784,7 @@ func TestDeadlineBoundsCallsToAFrozenServer(t *testing.T) {
 	}
 	check("before the freeze") // and leaves idle connections in the pool
 
-	t.Cleanup(func() {
-		if srv.cmd != nil {
-			srv.cmd.Process.Signal(syscall.SIGCONT)
-		}
-	})
-	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatalf("SIGSTOP: %v", err)
-	}
+	thaw := srv.freeze()
 	var jobs []timedCall
 	for i := 0; i < 4; i++ {
 		jobs = append(jobs,
@@ -804,9 +796,7 @@ func TestDeadlineBoundsCallsToAFrozenServer(t *testing.T) {
 	}
 	runBounded(t, jobs, len(jobs))
 	runBounded(t, spreadCalls(e.store, id, 1000), 4)
-	if err := srv.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatalf("SIGCONT: %v", err)
-	}
+	thaw()
 	check("after the thaw")
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

@@ -138,6 +138,9 @@
 //     windows, for tests and simulations.
 //   - WithTimeout(d), 5 s: the longest a round trip waits for Redis when the
 //     call's context has no earlier deadline; 0 for no bound.
+//   - WithClientCache(n), 0: keep up to n numbered pages and counts in the
+//     Store's memory, emptied at every write to the namespace, which Redis
+//     reports (client-side caching, Redis 6 and later); Close ends it.
 //   - WithOrders(o...), WithLiveGroups(), WithUserHistory(d), WithKarma(),
 //     WithUniqueLinks(): indexes the namespace keeps beyond the book's;
 //     each is the namespace's setting once a Store has added it, and each
@@ -220,11 +223,13 @@
 // the page of ids, then one pipelined batch of the articles and their
 // scores; a window's page may take more after a long quiet spell, each a
 // bounded trim. A count, a rank, a cursor, Article, Articles and UserVotes
-// are one; UserHistory and ArticleByLink two. A Store's first call reads
-// the namespace's settings, one round trip more once per Store. On Redis
-// Cluster a call that the cluster redirects (MOVED, ASK) or asks to wait
-// (TRYAGAIN) is sent again, up to 10 times with a growing pause; Redis
-// refuses such a call before running it, so nothing is applied twice.
+// are one; UserHistory and ArticleByLink two. A Store's first call reads the
+// namespace's settings, one round trip more once per Store. With
+// WithClientCache, a page or count read again before anything in the
+// namespace changes takes none. On Redis Cluster a call that the cluster
+// redirects (MOVED, ASK) or asks to wait (TRYAGAIN) is sent again, up to 10
+// times with a growing pause; Redis refuses such a call before running it,
+// so nothing is applied twice.
 //
 // Every method takes a context. A deadline becomes the connection's read
 // timeout for each round trip (redis.ConnWithTimeout), so it costs no
@@ -237,9 +242,10 @@
 //
 // # Concurrency
 //
-// A Store holds only its configuration and the namespace's settings as it
-// last read them, and is safe for concurrent use; any number of Stores, in
-// any number of processes, can serve one namespace. Each write is one
+// A Store holds only its configuration, the namespace's settings as it
+// last read them and, with WithClientCache, pages that no write has changed
+// since it read them; it is safe for concurrent use, and any number of
+// Stores, in any number of processes, can serve one namespace. Each write is one
 // script, so concurrent votes keep every score equal to time + W x (up -
 // down) and every index equal to what the counters say; live group indexes
 // move in the same script as the write that moves them; a vote or group

@@ -138,6 +138,49 @@ func ExampleNew() {
 	// true voting: new store: invalid input: vote weight -432 is outside (0, 1e+09]
 }
 
+// A Store that keeps the pages it reads in memory, emptied at each write:
+// Redis 6 and later tell it of every change to its namespace. On a server
+// without client-side caching (this example's embedded one) every page is
+// read from Redis, with the same results.
+func ExampleWithClientCache() {
+	addr, stop := exampleRedis()
+	defer stop()
+	pool := &redis.Pool{
+		MaxIdle:     16,
+		IdleTimeout: 5 * time.Minute,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", addr)
+		},
+	}
+	defer pool.Close()
+	ctx := context.Background()
+
+	store, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithClientCache(1000))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close() // ends the cache's subscription and its connection
+
+	id, err := store.PostArticle(ctx, "alice", "Redis in Action", "https://redis.io/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	front, _, err := store.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}) // from Redis
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := store.Vote(ctx, "bob", id, voting.Up); err != nil { // empties the cache
+		log.Fatal(err)
+	}
+	again, _, err := store.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}) // sees bob's vote
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(front[0].Upvotes, again[0].Upvotes)
+	// Output:
+	// 1 2
+}
+
 // Post articles, vote, and read the front page by score and by time.
 func ExampleStore_GetArticles() {
 	store, advance, stop := exampleStore()

@@ -6,7 +6,9 @@ import (
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/model"
+	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/tracking"
 )
 
 // SetBatches sets how many articles one step of a window's trimming and one
@@ -161,3 +163,10 @@ func KeyParts() []string {
 	}
 	return parts
 }
+
+// ClientCache is s's client-side cache (WithClientCache), nil without one.
+func ClientCache(s *Store) *tracking.Cache { return s.cache }
+
+// SharedConns are s's auto-pipelining connections (WithAutoPipelining),
+// nil without them.
+func SharedConns(s *Store) *rconn.Pipes { return s.rc.Pipes }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
@@ -86,6 +87,15 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64, withGrou
 	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
 		return nil, err
 	}
+	key := ""
+	if s.cached(l) {
+		key = fmt.Sprintf("page %s %d %d %t", l.index, start, stop, withGroups)
+	}
+	return kept(ctx, s, key, cloneArticles, func() ([]Article, error) { return s.readPage(ctx, l, start, stop, withGroups) })
+}
+
+// readPage reads the page of l from start to stop from Redis.
+func (s *Store) readPage(ctx context.Context, l listing, start, stop int64, withGroups bool) ([]Article, error) {
 	var articles []Article
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		// By score, the page's scores come with it; in any other order,
@@ -189,13 +199,64 @@ func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	if _, _, err := s.checkOrder(ctx, l.order); err != nil {
 		return 0, err
 	}
-	var n int64
-	err := s.rc.Session(ctx, func(c rconn.Link) error {
-		var err error
-		n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
-		return err
+	key := ""
+	if s.cached(l) {
+		key = "count " + l.index
+	}
+	return kept(ctx, s, key, func(n int64) int64 { return n }, func() (int64, error) {
+		var n int64
+		err := s.rc.Session(ctx, func(c rconn.Link) error {
+			var err error
+			n, err = redis.Int64(s.read(c, l, rconn.Command{Name: "ZCARD", Args: []any{l.index}}))
+			return err
+		})
+		return n, s.recheck(ctx, err, l)
 	})
-	return n, s.recheck(ctx, err, l)
+}
+
+// cached reports whether the client-side cache keeps l's pages and count:
+// those of an index without a window, whose pages change only when a key
+// changes, not with the time.
+func (s *Store) cached(l listing) bool {
+	return s.cache != nil && l.spec != nil && l.spec.Window == 0 && l.kind == ""
+}
+
+// kept is the reply of read, from the client-side cache under key if it is
+// there, else read from Redis and kept under key unless anything changed
+// as it was read. What the cache holds is the cache's: the caller gets a
+// copy. With no key, or no cache live, read alone is called.
+func kept[T any](ctx context.Context, s *Store, key string, copy func(T) T, read func() (T, error)) (T, error) {
+	if key == "" {
+		return read()
+	}
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	gen, live := s.cache.Begin()
+	if !live {
+		return read()
+	}
+	if v, ok := s.cache.Get(key); ok {
+		return copy(v.(T)), nil
+	}
+	v, err := read()
+	if err == nil {
+		s.cache.Put(key, copy(v), gen)
+	}
+	return v, err
+}
+
+// cloneArticles is a copy of a page that shares nothing a caller may
+// change with it.
+func cloneArticles(page []Article) []Article {
+	out := slices.Clone(page)
+	for i := range out {
+		if out[i].Groups != nil {
+			out[i].Groups = slices.Clone(out[i].Groups)
+		}
+	}
+	return out
 }
 
 // windowCut is the posting time that leaves spec's window now, by the

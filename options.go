@@ -64,6 +64,9 @@ type config struct {
 	live     bool
 	history  time.Duration
 	timeout  time.Duration
+	cache    int
+	// pipelining is WithAutoPipelining's: on by default.
+	pipelining bool
 	// kinds are the kinds of index (schema.Indexes) an option keeps that
 	// carry no setting of their own: their names.
 	kinds []string
@@ -80,6 +83,8 @@ func defaultConfig() config {
 		groupTTL: DefaultGroupCacheTTL,
 		now:      time.Now,
 		timeout:  DefaultTimeout,
+
+		pipelining: true,
 	}
 }
 
@@ -254,9 +259,70 @@ func WithTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
 }
 
+// WithClientCache keeps up to pages numbered pages of listings in the
+// Store's memory, so that a page read again is served with no round trip,
+// as long as nothing in the namespace has changed. Redis tells the Store of
+// every change (client-side caching: CLIENT TRACKING in its broadcasting
+// mode, Redis 6 and later), and any write empties the cache:
+//
+//   - A write made through the Store empties it before the call returns,
+//     so the Store's next read sees the write.
+//   - A write made by any other client empties it when Redis's word of it
+//     arrives, a fraction of a millisecond later as a rule. A read begun
+//     before that word arrives may still show the page as it was.
+//   - A page read while Redis's word of a change was on its way is not
+//     kept. While the Store's connection for that word is not subscribed
+//     (before its first read, after a failure, which it notices within 3
+//     seconds, until it subscribes again), nothing is kept and every read
+//     goes to Redis.
+//
+// The site's and live groups' numbered pages of orders without a window
+// (every order but TopDay to TopYear) and their counts (Count) are kept;
+// pages by cursor and other lists are always read from Redis. The cache
+// pays off where pages are read far more often than anything is written:
+// every vote empties it. Its cost is one connection held, taken from a
+// *redis.Pool's Dial (from any other pool's Get), a goroutine, and on
+// Redis a message to the Store for each write to the namespace. Call
+// Close to end them.
+//
+// A server without CLIENT TRACKING (Redis before 6, miniredis) and a Redis
+// Cluster client leave the cache empty, and the Store works without it.
+// pages 0, the default, keeps no cache; it must be 0 to MaxClientCache.
+func WithClientCache(pages int) Option {
+	return func(c *config) { c.cache = pages }
+}
+
+// WithAutoPipelining(false) turns auto-pipelining off: every call then
+// takes a connection of the pool for its round trip, as the book's code
+// does. It is on by default: a vote that finds other votes of the Store in
+// flight sends its script on one of two connections the Store shares
+// among such calls, behind the other goroutines' commands, and Redis reads
+// and answers them together. At tens of goroutines and more this takes
+// about half the server's time per vote (BENCHMARKS.md); a vote with no
+// other in flight takes a connection of its own, as without it.
+//
+// A call sent on a shared connection keeps its guarantees: it is one
+// atomic script; it waits for its reply no longer than its context and the
+// round-trip limit (WithTimeout) allow; and a connection that Redis leaves
+// unanswered for the limit is dropped, failing every call waiting on it,
+// as a connection of a call's own is. The shared connections are dialled
+// through a *redis.Pool's Dial or DialContext (through any other pool's
+// Get, where they stay taken until Close) when votes first overlap. On a
+// Redis Cluster client, whose connections must be bound to a call's keys,
+// every call takes a connection of its own.
+func WithAutoPipelining(on bool) Option {
+	return func(c *config) { c.pipelining = on }
+}
+
+// MaxClientCache is the most pages WithClientCache keeps.
+const MaxClientCache = 1 << 20
+
 func (c config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
+	}
+	if c.cache < 0 || c.cache > MaxClientCache {
+		return errs.Invalidf("client cache of %d pages: want 0 to %d", c.cache, MaxClientCache)
 	}
 	if !(c.weight > 0) || c.weight > MaxVoteWeight {
 		return errs.Invalidf("vote weight %v is outside (0, %g]", c.weight, float64(MaxVoteWeight))

@@ -147,3 +147,25 @@ func (s *server) infoInt(section, field string) int64 {
 	}
 	return n
 }
+
+// freeze stops the server with SIGSTOP, so that it reads and answers
+// nothing, and returns the function that lets it run again; the test's
+// end lets it run in any case.
+func (s *server) freeze() (thaw func()) {
+	s.t.Helper()
+	cont := func() {
+		if s.cmd != nil {
+			s.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	}
+	s.t.Cleanup(cont)
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("SIGSTOP: %v", err)
+	}
+	return func() {
+		s.t.Helper()
+		if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			s.t.Fatalf("SIGCONT: %v", err)
+		}
+	}
+}

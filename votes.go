@@ -126,18 +126,15 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		return err
 	}
 	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
-		err = s.rc.Session(ctx, func(c rconn.Link) error {
+		return s.rc.RunShared(ctx, func() (rconn.Eval, error) {
 			// The clock is read once the connection is had, as close as it
 			// can be to the script's run.
 			now := s.now()
 			if err := schema.CheckClock(now); err != nil {
-				return err
+				return rconn.Eval{}, err
 			}
-			var err error
-			reply, err = c.Run(s.voteCall(ns, user, articleID, dir, now).Eval())
-			return err
+			return s.voteCall(ns, user, articleID, dir, now).Eval(), nil
 		})
-		return reply, err
 	})
 	st, err := script.ReadStatus(reply, err)
 	if err != nil {

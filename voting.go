@@ -4,6 +4,8 @@ package voting
 // of itself.
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+	"github.com/articlevote/voting/internal/tracking"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -28,8 +31,9 @@ type Pool interface {
 }
 
 // A Store is one namespace of articles in Redis. It holds no state of its own
-// beyond its configuration and the namespace's settings as it last read
-// them (Settings), which every write checks in Redis, so any number of
+// beyond its configuration, the namespace's settings as it last read them
+// (Settings), which every write checks in Redis, and with WithClientCache
+// pages that no write has changed since it read them; so any number of
 // Stores, in any number of processes, may serve the same namespace at once.
 type Store struct {
 	rc       rconn.Client
@@ -49,6 +53,10 @@ type Store struct {
 	// Reindex indexes; historyBatch how many voters' histories one step of
 	// DeleteArticle clears.
 	trimBatch, reindexBatch, historyBatch int
+
+	// cache is the client-side cache of pages (WithClientCache), nil
+	// without one.
+	cache *tracking.Cache
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -105,7 +113,60 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			}
 		}
 	}
+	if cfg.cache > 0 {
+		s.cache = tracking.New(tracking.Dialer(ownDialer(pool)), cfg.prefix, cfg.cache)
+		s.rc.Wrote = s.cache.Invalidate
+	}
+	if cfg.pipelining {
+		s.rc.Pipes = rconn.NewPipes(ownDialer(pool), sharedConns, cfg.timeout)
+	}
 	return s, nil
+}
+
+// sharedConns is how many shared connections auto-pipelining keeps
+// (WithAutoPipelining): Redis answers one command at a time, so two keep
+// it busy while one connection's replies are read.
+const sharedConns = 2
+
+// ownDialer gives a connection the Store holds until Close, for the
+// client-side cache's subscription and auto-pipelining's shared
+// connections: a *redis.Pool's own dial, so that the pool's connections
+// are all left to calls, or any other pool's Get. A Redis Cluster client's
+// connection is refused (the cache would hear of one node's keys only),
+// and auto-pipelining finds it out itself.
+func ownDialer(pool Pool) rconn.Dialer {
+	return func(ctx context.Context) (redis.Conn, error) {
+		if p, ok := pool.(*redis.Pool); ok {
+			switch {
+			case p.DialContext != nil:
+				return p.DialContext(ctx)
+			case p.Dial != nil:
+				return p.Dial()
+			}
+		}
+		c := pool.Get()
+		if rconn.IsCluster(c) {
+			rconn.Release(c)
+			return nil, fmt.Errorf("%w: a Redis Cluster client", tracking.ErrUnsupported)
+		}
+		return c, nil
+	}
+}
+
+// Close ends what the Store keeps running beside its calls: the
+// connections auto-pipelining shares (WithAutoPipelining), once their calls
+// have their replies, and the subscription and connection of its
+// client-side cache (WithClientCache). After Close the Store keeps
+// working, each call on a connection of its own, reading every page from
+// Redis. Close may be called more than once, and it always returns nil.
+func (s *Store) Close() error {
+	if s.rc.Pipes != nil {
+		s.rc.Pipes.Close()
+	}
+	if s.cache != nil {
+		return s.cache.Close()
+	}
+	return nil
 }
 
 // Timeout returns the longest a call waits for Redis to answer a round trip

@@ -37,6 +37,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"prefix with newline", voting.WithPrefix("news\n")},
 		{"prefix too long", voting.WithPrefix(strings.Repeat("p", voting.MaxPrefixLen+1))},
 		{"prefix not UTF-8", voting.WithPrefix("news\xff:")},
+		{"negative client cache", voting.WithClientCache(-1)},
+		{"client cache too large", voting.WithClientCache(voting.MaxClientCache + 1)},
 		{"nil option", nil},
 	}
 	for _, tt := range tests {

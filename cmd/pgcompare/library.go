@@ -256,9 +256,10 @@ func infoField(info, name string) string {
 	return ""
 }
 
-// libraryOps are the measured operations through store.
-func libraryOps(store *voting.Store, t *targets) [numOps]doFunc {
-	page := func(order voting.Order, n int) doFunc {
+// libraryOps are the measured operations through store, and those of the
+// client-side cache through cached.
+func libraryOps(store, cached *voting.Store, t *targets) [numOps]doFunc {
+	pageOf := func(store *voting.Store, order voting.Order, n int) doFunc {
 		q := voting.Query{Order: order, Paging: voting.Paging{Page: n, Size: pageSize}}
 		return func(ctx context.Context, _, _ int) error {
 			articles, _, err := store.List(ctx, q)
@@ -268,20 +269,29 @@ func libraryOps(store *voting.Store, t *targets) [numOps]doFunc {
 			return err
 		}
 	}
+	page := func(order voting.Order, n int) doFunc { return pageOf(store, order, n) }
 	rankQuery := voting.Query{Order: voting.ByVotes}
-	return [numOps]doFunc{
-		opVote: func(ctx context.Context, client, i int) error {
+	voteOf := func(store *voting.Store, suffix string) doFunc {
+		return func(ctx context.Context, client, i int) error {
 			k, up := voteAt(len(t.votes), len(t.users), client, i)
 			dir := voting.Down
 			if up {
 				dir = voting.Up
 			}
-			return store.Vote(ctx, t.users[client], t.ids[t.votes[k]], dir)
-		},
-		opTop:  page(voting.ByVotes, 1),
-		opNew:  page(voting.ByTime, 1),
-		opHot:  page(voting.ByHot, 1),
-		opDeep: page(voting.ByVotes, t.deep),
+			return store.Vote(ctx, t.users[client]+suffix, t.ids[t.votes[k]], dir)
+		}
+	}
+	return [numOps]doFunc{
+		opVote:      voteOf(store, ""),
+		opTop:       page(voting.ByVotes, 1),
+		opNew:       page(voting.ByTime, 1),
+		opHot:       page(voting.ByHot, 1),
+		opDeep:      page(voting.ByVotes, t.deep),
+		opTopCached: pageOf(cached, voting.ByVotes, 1),
+		opNewCached: pageOf(cached, voting.ByTime, 1),
+		opHotCached: pageOf(cached, voting.ByHot, 1),
+		opMixed100:  mixed(100, voteOf(cached, mixedVoter(100)), pageOf(cached, voting.ByVotes, 1)),
+		opMixed10:   mixed(10, voteOf(cached, mixedVoter(10)), pageOf(cached, voting.ByVotes, 1)),
 		opRank: func(ctx context.Context, client, i int) error {
 			_, err := store.Rank(ctx, t.ids[t.ranks[rankAt(len(t.ranks), client, i)]], rankQuery)
 			return err

@@ -25,13 +25,38 @@ const (
 	opHot                // page 1 of hot
 	opDeep               // a deep page of top: 200, or the last
 	opRank               // an article's rank in top, drawn uniformly
+	// The library with its client-side cache (WithClientCache), Postgres
+	// as above.
+	opTopCached // page 1 of top
+	opNewCached // page 1 of new
+	opHotCached // page 1 of hot
+	opMixed100  // page 1 of top, every 100th call a vote instead
+	opMixed10   // page 1 of top, every 10th call a vote instead
 	numOps
 )
 
 // name is the operation's name in the table, with the deep page's number.
 func (k opKind) name(deep int) string {
 	return [numOps]string{"vote", "top, page 1", "new, page 1", "hot, page 1",
-		fmt.Sprintf("top, page %d", deep), "an article's rank in top"}[k]
+		fmt.Sprintf("top, page %d", deep), "an article's rank in top",
+		"top, page 1, client cache", "new, page 1, client cache", "hot, page 1, client cache",
+		"top, page 1, a vote every 100th call, client cache", "top, page 1, a vote every 10th call, client cache"}[k]
+}
+
+// mixedVoter is the suffix of the voters' names of the mixed operation
+// that votes on every every-th call: each mixed operation's voters are
+// their own, so that their votes and vote's never meet.
+func mixedVoter(every int) string { return fmt.Sprintf("-every%d", every) }
+
+// mixed is the operation that calls vote on every every-th call and page
+// otherwise; the votes count on from 0, apart from vote's own.
+func mixed(every int, vote, page doFunc) doFunc {
+	return func(ctx context.Context, client, i int) error {
+		if i%every == every-1 {
+			return vote(ctx, client, i/every)
+		}
+		return page(ctx, client, i)
+	}
 }
 
 // A side is the library's or Postgres's.
@@ -128,6 +153,9 @@ type bench struct {
 	libTrips, pgTrips traffic
 	redisPool         *redis.Pool
 	pgPool            *pgxpool.Pool
+	// cached and countedCached are Stores with a client-side cache, on the
+	// plain pool and on the counting one.
+	cached, countedCached *voting.Store
 }
 
 func newBench(ctx context.Context, lib *library, pg *postgres, t *targets) (*bench, error) {
@@ -142,8 +170,20 @@ func newBench(ctx context.Context, lib *library, pg *postgres, t *targets) (*ben
 		b.close()
 		return nil, err
 	}
-	lo, po := libraryOps(lib.store, t), postgresOps(pg.pool, t)
-	lc, pc := libraryOps(store, t), postgresOps(b.pgPool, t)
+	for _, c := range []struct {
+		s    **voting.Store
+		pool voting.Pool
+	}{{&b.cached, lib.pool}, {&b.countedCached, commandPool{pool: b.redisPool, sent: &b.sent}}} {
+		if *c.s, err = voting.New(c.pool, storeOptions(voting.WithClientCache(cachePages))...); err == nil {
+			err = awaitCache(ctx, *c.s, &b.sent)
+		}
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+	}
+	lo, po := libraryOps(lib.store, b.cached, t), postgresOps(pg.pool, t)
+	lc, pc := libraryOps(store, b.countedCached, t), postgresOps(b.pgPool, t)
 	for k := range numOps {
 		b.ops[k] = [2]doFunc{lo[k], po[k]}
 		b.counted[k] = [2]doFunc{lc[k], pc[k]}
@@ -152,7 +192,36 @@ func newBench(ctx context.Context, lib *library, pg *postgres, t *targets) (*ben
 	return b, nil
 }
 
+// cachePages is the client-side cache's size: every page measured fits.
+const cachePages = 64
+
+// awaitCache waits until store's client-side cache serves a page read
+// again, and so is subscribed: a read, then one that adds no command to
+// those sent counts (sent counts the counting pool's, none on another
+// pool, where the wait is one read more than it needs).
+func awaitCache(ctx context.Context, store *voting.Store, sent *atomic.Int64) error {
+	q := voting.Query{Order: voting.ByVotes, Paging: voting.Paging{Page: 1, Size: pageSize}}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, _, err := store.List(ctx, q); err != nil {
+			return err
+		}
+		before := sent.Load()
+		if _, _, err := store.List(ctx, q); err != nil {
+			return err
+		}
+		if sent.Load() == before {
+			return nil
+		}
+	}
+	return fmt.Errorf("the client-side cache served no page within 10 s")
+}
+
 func (b *bench) close() error {
+	for _, s := range []*voting.Store{b.cached, b.countedCached} {
+		if s != nil {
+			s.Close()
+		}
+	}
 	b.redisPool.Close()
 	if b.pgPool != nil {
 		b.pgPool.Close()

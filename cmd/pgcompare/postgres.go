@@ -257,23 +257,34 @@ func postgresOps(pool *pgxpool.Pool, t *targets) [numOps]doFunc {
 			return err
 		}
 	}
-	return [numOps]doFunc{
-		opVote: func(ctx context.Context, client, i int) error {
+	// The mixed operations' voters are their own (mixedVoter), so that
+	// each of their votes changes the voter's vote too.
+	voteOf := func(suffix string) doFunc {
+		return func(ctx context.Context, client, i int) error {
+			user := t.users[client] + suffix
 			k, up := voteAt(len(t.votes), len(t.users), client, i)
 			score := int16(-1)
 			if up {
 				score = 1
 			}
-			tag, err := pool.Exec(ctx, voteSQL, t.pgIDs[t.votes[k]], t.users[client], score)
+			tag, err := pool.Exec(ctx, voteSQL, t.pgIDs[t.votes[k]], user, score)
 			if err == nil && tag.RowsAffected() != 1 {
-				err = fmt.Errorf("vote %d of %s on post %d changed nothing", i, t.users[client], t.pgIDs[t.votes[k]])
+				err = fmt.Errorf("vote %d of %s on post %d changed nothing", i, user, t.pgIDs[t.votes[k]])
 			}
 			return err
-		},
-		opTop:  pageOf(orderTop, 1),
-		opNew:  pageOf(orderNew, 1),
-		opHot:  pageOf(orderHot, 1),
-		opDeep: pageOf(orderTop, t.deep),
+		}
+	}
+	return [numOps]doFunc{
+		opVote:      voteOf(""),
+		opTop:       pageOf(orderTop, 1),
+		opNew:       pageOf(orderNew, 1),
+		opHot:       pageOf(orderHot, 1),
+		opDeep:      pageOf(orderTop, t.deep),
+		opTopCached: pageOf(orderTop, 1),
+		opNewCached: pageOf(orderNew, 1),
+		opHotCached: pageOf(orderHot, 1),
+		opMixed100:  mixed(100, voteOf(mixedVoter(100)), pageOf(orderTop, 1)),
+		opMixed10:   mixed(10, voteOf(mixedVoter(10)), pageOf(orderTop, 1)),
 		opRank: func(ctx context.Context, client, i int) error {
 			var rank int64
 			return pool.QueryRow(ctx, rankSQL, t.pgIDs[t.ranks[rankAt(len(t.ranks), client, i)]]).Scan(&rank)

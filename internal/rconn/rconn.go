@@ -52,6 +52,14 @@ type Client struct {
 	// a namespace whose keys share no slot, returned instead of binding.
 	Bind    string
 	Unbound error
+	// Pipes, if not nil, are the shared connections of RunShared
+	// (pipe.go).
+	Pipes *Pipes
+	// Wrote, if not nil, is called after each round trip that sent a
+	// command that may write (a script, or any command not known to only
+	// read), whether or not it succeeded: the client-side cache empties
+	// itself there, so that a write is seen by the next read.
+	Wrote func()
 }
 
 type contextPool interface {
@@ -152,7 +160,7 @@ func (s *Client) Session(ctx context.Context, op func(c Link) error) error {
 		if err != nil {
 			return err
 		}
-		err = op(Link{ctx: ctx, conn: c, limit: s.Timeout})
+		err = op(Link{ctx: ctx, conn: c, limit: s.Timeout, wrote: s.Wrote})
 		Release(c)
 		if !redirected(err) || attempt == maxAttempts {
 			return err
@@ -210,6 +218,23 @@ type Link struct {
 	ctx   context.Context
 	conn  redis.Conn
 	limit time.Duration
+	wrote func()
+}
+
+// readOnly are the commands the library sends that only read; any other
+// may write.
+var readOnly = map[string]bool{
+	"EXISTS": true, "GET": true, "HGET": true, "HGETALL": true, "HMGET": true, "PTTL": true, "SCAN": true,
+	"SCARD": true, "SISMEMBER": true, "SMEMBERS": true, "SMISMEMBER": true, "TYPE": true, "ZCARD": true,
+	"ZCOUNT": true, "ZMSCORE": true, "ZRANGE": true, "ZRANK": true, "ZREVRANGE": true, "ZREVRANK": true,
+	"ZSCAN": true, "ZSCORE": true, "PING": true,
+}
+
+// written calls the Client's Wrote if cmd may write.
+func (c Link) written(cmd string) {
+	if c.wrote != nil && !readOnly[cmd] {
+		c.wrote()
+	}
 }
 
 // Context is the operation's context.
@@ -220,6 +245,9 @@ func (c Link) Context() context.Context { return c.ctx }
 func (c Link) Do(cmd string, args ...any) (reply any, err error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if c.wrote != nil {
+		defer c.written(cmd)
 	}
 	return c.roundTrip(cmd, args...)
 }
@@ -351,10 +379,15 @@ func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
+	writes := false
 	for _, cmd := range cmds {
 		if err := c.conn.Send(cmd.Name, cmd.Args...); err != nil {
 			return nil, err
 		}
+		writes = writes || !readOnly[cmd.Name]
+	}
+	if writes && c.wrote != nil {
+		defer c.wrote()
 	}
 	// From here every reply is read, or the connection is broken (see
 	// roundTrip), so that it never goes back to the pool with replies

@@ -1,0 +1,335 @@
+package voting_test
+
+// Tests of the client-side cache (WithClientCache): a page read again is
+// served from memory, and any write, the Store's own or another client's,
+// empties the cache; a server or client that cannot track keys leaves it
+// empty and every read goes to Redis.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/roundtrip"
+	"github.com/articlevote/voting/internal/tracking"
+)
+
+// cacheStore is a Store on e's namespace with a client-side cache of n
+// pages, whose subscription is checked every ping; it is closed when the
+// test ends. It waits until the cache is live or refused, and reports
+// whether it is live: on a real server it must be, on miniredis and on a
+// cluster it must be refused.
+func cacheStore(e *env, pool voting.Pool, n int, ping time.Duration) (*voting.Store, *tracking.Cache, bool) {
+	e.t.Helper()
+	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithClientCache(n))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Settings(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	c := voting.ClientCache(s)
+	c.SetTimes(ping, 50*time.Millisecond)
+	c.Begin()
+	live := waitFor(func() bool { return c.Live() || c.Unsupported() != nil })
+	if !live {
+		e.t.Fatal("the cache neither subscribed nor was refused within 5 s")
+	}
+	_, cluster := e.pool.(interface{ Refresh() error })
+	wantLive := e.real() && !cluster
+	if c.Live() != wantLive {
+		e.t.Fatalf("cache live = %v (refused: %v); want %v on this server", c.Live(), c.Unsupported(), wantLive)
+	}
+	return s, c, c.Live()
+}
+
+// waitFor polls ok for up to 5 s.
+func waitFor(ok func() bool) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if ok() {
+			return true
+		}
+	}
+	return ok()
+}
+
+func TestClientCacheServesARepeatedPage(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	trips := roundtrip.New(e.redis())
+	ids := postMany(e, 6) // ids[5] leads with 6 up-votes
+	if err := e.store.AddToGroups(ctx, ids[5], "go"); err != nil {
+		t.Fatal(err)
+	}
+	// The pings come once an hour: the round trips counted are the calls'.
+	s, _, live := cacheStore(e, trips, 16, time.Hour)
+	top := voting.Query{Order: voting.ByScore, WithGroups: true, Paging: voting.Paging{Page: 1, Size: 4}}
+	read := func() ([]voting.Article, int64, int64) {
+		t.Helper()
+		trips.Reset()
+		page, _, err := s.List(ctx, top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := s.Count(ctx, top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page, n, trips.Trips()
+	}
+	first, n, firstTrips := read()
+	want, _, err := e.store.List(ctx, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, want) || n != 6 || firstTrips != 3 {
+		t.Fatalf("first read: %v, count %d, %d round trips; want %v, 6, 3", first, n, firstTrips, want)
+	}
+	// A caller changing what it was given changes nothing kept.
+	for i := range first {
+		first[i].Title = "changed"
+		if len(first[i].Groups) > 0 {
+			first[i].Groups[0] = "changed"
+		}
+	}
+	again, n, againTrips := read()
+	wantTrips := int64(3)
+	if live {
+		wantTrips = 0
+	}
+	if !reflect.DeepEqual(again, want) || n != 6 || againTrips != wantTrips {
+		t.Fatalf("second read: %v, count %d, %d round trips; want %v, 6, %d", again, n, againTrips, want, wantTrips)
+	}
+
+	// The Store's own vote is seen by its next read, with no wait.
+	if err := s.Vote(ctx, "second", ids[5], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	after, _, afterTrips := read()
+	if after[0].ID != ids[5] || after[0].Upvotes != 7 || afterTrips != 3 {
+		t.Fatalf("after the Store's vote: %+v in %d round trips; want %s with 7 upvotes, read in 3", after[0], afterTrips, ids[5])
+	}
+
+	// Another Store's vote, and a raw write of another client, are seen
+	// once Redis's word of them arrives.
+	if err := e.store.Vote(ctx, "third", ids[5], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(ups int64) bool {
+		page, _, err := s.List(ctx, top)
+		return err == nil && page[0].Upvotes == ups
+	}
+	if !waitFor(func() bool { return seen(8) }) {
+		t.Fatal("another Store's vote was not seen within 5 s")
+	}
+	e.do("HSET", e.article(ids[5]), "title", "Retitled")
+	if !waitFor(func() bool {
+		page, _, err := s.List(ctx, top)
+		return err == nil && page[0].Title == "Retitled"
+	}) {
+		t.Fatal("a raw write to an article was not seen within 5 s")
+	}
+}
+
+// A page of a window (TopDay to TopYear) changes with the time, not only
+// with keys: it is never kept.
+func TestClientCacheKeepsNoWindow(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	trips := roundtrip.New(e.redis())
+	postMany(e, 3)
+	s, c, _ := cacheStore(e, trips, 16, time.Hour)
+	q := voting.Query{Order: voting.TopDay, Paging: voting.Paging{Page: 1}}
+	for i := range 2 {
+		trips.Reset()
+		page, _, err := s.List(ctx, q)
+		if err != nil || len(page) != 3 {
+			t.Fatalf("read %d: %d articles, %v; want 3", i, len(page), err)
+		}
+		if trips.Trips() == 0 {
+			t.Fatalf("read %d of a window's page made no round trip", i)
+		}
+	}
+	if c.Len() != 0 {
+		t.Fatalf("the cache keeps %d entries after a window's pages, want 0", c.Len())
+	}
+}
+
+// The cache keeps at most its number of pages.
+func TestClientCacheIsBounded(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	postMany(e, 10)
+	s, c, live := cacheStore(e, e.pool, 2, time.Second)
+	for page := 1; page <= 5; page++ {
+		if _, _, err := s.List(ctx, voting.Query{Order: voting.ByTime, Paging: voting.Paging{Page: page, Size: 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := 0
+	if live {
+		want = 2
+	}
+	if c.Len() != want {
+		t.Fatalf("the cache keeps %d pages, want %d", c.Len(), want)
+	}
+}
+
+// However the Store's writes and reads interleave, a page never shows a
+// vote the Store acknowledged as missing: each goroutine votes on an
+// article of its own and reads the front page right after each vote.
+func TestClientCacheShowsEveryAcknowledgedVote(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	const writers, votes = 4, 25
+	ids := postMany(e, writers)
+	s, _, _ := cacheStore(e, e.pool, 64, time.Second)
+	q := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1, Size: writers}}
+	var failed sync.Once
+	var problem error
+	fail := func(err error) { failed.Do(func() { problem = err }) }
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Add(1)
+		go func() { // readers that keep the cache full
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, _, err := s.List(ctx, q); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
+	}
+	together(writers, func(g int) {
+		for i := range votes {
+			if err := s.Vote(ctx, fmt.Sprintf("w%d-%d", g, i), ids[g], voting.Up); err != nil {
+				fail(err)
+				return
+			}
+			page, _, err := s.List(ctx, q)
+			if err != nil {
+				fail(err)
+				return
+			}
+			for _, a := range page {
+				if a.ID == ids[g] && a.Upvotes < int64(i+2) {
+					fail(fmt.Errorf("article %s shows %d upvotes after vote %d was acknowledged; want at least %d", a.ID, a.Upvotes, i+1, i+2))
+					return
+				}
+			}
+		}
+	})
+	close(stop)
+	readers.Wait()
+	if problem != nil {
+		t.Fatal(problem)
+	}
+}
+
+// A lost subscription leaves the cache empty, reads correct, and the cache
+// subscribes again.
+func TestClientCacheOutlivesALostSubscription(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	ids := postMany(e, 3)
+	s, c, live := cacheStore(e, e.pool, 16, 20*time.Millisecond)
+	if !live {
+		t.Skip("no client-side cache on this server")
+	}
+	q := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1}}
+	if _, _, err := s.List(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != 1 {
+		t.Fatalf("the cache keeps %d pages, want 1", c.Len())
+	}
+	// The server drops the cache's connection: Redis's word of writes made
+	// until it subscribes again is lost.
+	id := c.ID()
+	e.do("CLIENT", "KILL", "ID", id)
+	if !waitFor(func() bool { return c.ID() != id && c.ID() != 0 && c.Live() }) {
+		t.Fatal("the cache did not subscribe again within 5 s")
+	}
+	if err := e.store.Vote(ctx, "other", ids[0], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(func() bool {
+		page, _, err := s.List(ctx, q)
+		return err == nil && len(page) == 3 && page[2].ID == ids[0] && page[2].Upvotes == 2
+	}) {
+		t.Fatal("a vote made around the lost subscription was not seen within 5 s")
+	}
+}
+
+// Close ends the subscription and turns tracking off on its connection;
+// the Store then reads from Redis. Close twice is no error.
+func TestClientCacheCloses(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	trips := roundtrip.New(e.redis())
+	postMany(e, 3)
+	s, c, live := cacheStore(e, trips, 16, time.Hour)
+	id := c.ID()
+	start := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Close took %v", took)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if c.Live() || c.ID() != 0 {
+		t.Fatalf("after Close: live %v, client %d", c.Live(), c.ID())
+	}
+	for i := range 2 {
+		trips.Reset()
+		if _, _, err := s.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if trips.Trips() == 0 {
+			t.Fatalf("read %d after Close made no round trip", i)
+		}
+	}
+	if live {
+		// The connection, given back to the pool, tracks nothing.
+		list := e.str("CLIENT", "LIST", "ID", id)
+		if list != "" && !strings.Contains(list, "flags=N ") {
+			t.Fatalf("after Close the cache's connection is %q; want it untracked or gone", list)
+		}
+	}
+}
+
+// A Store closed before its first call starts nothing.
+func TestClientCacheClosedUnused(t *testing.T) {
+	e := newEnv(t)
+	s, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClientCache(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := voting.ClientCache(s)
+	if _, live := c.Begin(); live {
+		t.Fatal("a closed cache is live")
+	}
+	if _, _, err := s.List(context.Background(), voting.Query{Paging: voting.Paging{Page: 1}}); err != nil && !errors.Is(err, voting.ErrNotFound) {
+		t.Fatal(err)
+	}
+}

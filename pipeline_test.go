@@ -1,0 +1,238 @@
+package voting_test
+
+// Tests of auto-pipelining (WithAutoPipelining): votes of many goroutines
+// shared on a few connections land exactly as without it, keep their
+// deadlines against a server that stops answering, and outlive a broken
+// shared connection.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/rconn"
+	"github.com/gomodule/redigo/redis"
+)
+
+// isCluster reports whether e runs on Redis Cluster, where every call
+// takes a connection of its own.
+func (e *env) isCluster() bool {
+	_, ok := e.pool.(*redis.Pool)
+	return !ok
+}
+
+// pipelined is a Store on e's namespace with auto-pipelining, closed when
+// the test ends.
+func pipelined(e *env, opts ...voting.Option) (*voting.Store, *rconn.Pipes) {
+	e.t.Helper()
+	s := e.with(opts...)
+	e.t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Settings(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return s, voting.SharedConns(s)
+}
+
+// sharedEnv is an env with n articles posted and a Store whose shared
+// connections are both live; the test is skipped on a cluster.
+func sharedEnv(t *testing.T, n int) (*env, []string, *voting.Store, *rconn.Pipes) {
+	t.Helper()
+	e := newEnv(t)
+	if e.isCluster() {
+		t.Skip("no shared connections on a cluster")
+	}
+	ids := postMany(e, n)
+	s, ps := pipelined(e)
+	overlap(e, s, ps, ids[0])
+	return e, ids, s, ps
+}
+
+// overlap has goroutines vote at once until both shared connections are
+// live, or fails the test after 5 s.
+func overlap(e *env, s *voting.Store, ps *rconn.Pipes, id string) {
+	e.t.Helper()
+	var n atomic.Int64
+	if !waitFor(func() bool {
+		together(16, func(g int) {
+			_ = s.Vote(context.Background(), fmt.Sprintf("warm%d", n.Add(1)), id, voting.Up)
+		})
+		return ps.Live() == 2
+	}) {
+		e.t.Fatalf("%d shared connections live after 5 s of overlapping votes, want 2", ps.Live())
+	}
+}
+
+func TestAutoPipeliningKeepsEveryVote(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	ids := postMany(e, 8) // article i has 1 + i%7 up-votes
+	s, ps := pipelined(e)
+	if ps == nil {
+		t.Fatal("auto-pipelining is off by default")
+	}
+	const goroutines, votes = 32, 60
+	// Each user votes up; every third then switches to down, and every
+	// fifth of those takes the vote back.
+	ups, downs := make([]atomic.Int64, len(ids)), make([]atomic.Int64, len(ids))
+	together(goroutines, func(g int) {
+		for i := range votes {
+			a, user := (g+i)%len(ids), fmt.Sprintf("pv%d-%d", g, i)
+			dirs := []voting.Direction{voting.Up}
+			if i%3 == 0 {
+				dirs = append(dirs, voting.Down)
+				if i%5 == 0 {
+					dirs = append(dirs, voting.None)
+				}
+			}
+			for _, dir := range dirs {
+				if err := s.Vote(ctx, user, ids[a], dir); err != nil {
+					t.Errorf("Vote(%s, %s, %v): %v", user, ids[a], dir, err)
+					return
+				}
+			}
+			switch dirs[len(dirs)-1] {
+			case voting.Up:
+				ups[a].Add(1)
+			case voting.Down:
+				downs[a].Add(1)
+			}
+		}
+	})
+	for i, id := range ids {
+		a, err := e.store.Article(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(1+i%7) + ups[i].Load(); a.Upvotes != want || a.Downvotes != downs[i].Load() {
+			t.Errorf("article %s: %d up, %d down; want %d, %d", id, a.Upvotes, a.Downvotes, want, downs[i].Load())
+		}
+	}
+	if shared := ps.Shared(); e.isCluster() && shared != 0 || !e.isCluster() && shared == 0 {
+		t.Errorf("%d votes went on shared connections (cluster: %v)", shared, e.isCluster())
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+
+	off, ps := pipelined(e, voting.WithAutoPipelining(false))
+	if ps != nil {
+		t.Fatal("WithAutoPipelining(false) left shared connections")
+	}
+	if err := off.Vote(ctx, "late", ids[0], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A broken shared connection fails the calls waiting on it, or they are
+// sent on a connection of their own; the next overlapping votes dial
+// again. Every vote acknowledged is in Redis.
+func TestAutoPipeliningOutlivesABrokenConnection(t *testing.T) {
+	ctx := context.Background()
+	e, ids, s, ps := sharedEnv(t, 4)
+	var acked sync.Map
+	var failed atomic.Int64
+	together(16, func(g int) {
+		for i := range 50 {
+			if g == 0 && i == 10 {
+				ps.Break()
+			}
+			user := fmt.Sprintf("b%d-%d", g, i)
+			if err := s.Vote(ctx, user, ids[i%3], voting.Up); err != nil {
+				failed.Add(1)
+				continue
+			}
+			acked.Store(user, ids[i%3])
+		}
+	})
+	before := ps.Shared()
+	overlap(e, s, ps, ids[3])
+	if ps.Shared() == before {
+		t.Error("no vote went on a shared connection after the break")
+	}
+	n := 0
+	acked.Range(func(user, id any) bool {
+		n++
+		dirs, err := e.store.UserVotes(ctx, user.(string), id.(string))
+		if err != nil || dirs[0] != voting.Up {
+			t.Errorf("%s's acknowledged vote on %s: %v, %v", user, id, dirs, err)
+		}
+		return true
+	})
+	t.Logf("%d votes acknowledged, %d failed with the break", n, failed.Load())
+	if n < 16*50-int(failed.Load()) {
+		t.Errorf("%d votes acknowledged of %d that did not fail", n, 16*50-failed.Load())
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// On a server frozen with SIGSTOP, votes on shared connections end by
+// their deadlines, or by the Store's timeout when their context has none;
+// once it runs again, votes land and the namespace is whole.
+func TestAutoPipeliningBoundsVotesToAFrozenServer(t *testing.T) {
+	srv := startServer(t)
+	const limit = 300 * time.Millisecond
+	e := newEnvPool(t, stockedPool(t, srv.addr, redis.DialReadTimeout(5*time.Second)), "")
+	ids := postMany(e, 3)
+	s, ps := pipelined(e, voting.WithTimeout(limit))
+	overlap(e, s, ps, ids[0])
+
+	thaw := srv.freeze()
+	var jobs []timedCall
+	for i := range 48 {
+		user := fmt.Sprintf("f%d", i)
+		jobs = append(jobs, timedCall{"Vote", time.Duration(i%4+1) * 25 * time.Millisecond, func(ctx context.Context) error {
+			return s.Vote(ctx, user, ids[i%3], voting.Up)
+		}})
+	}
+	shared := ps.Shared()
+	runBounded(t, jobs, 16)
+	if ps.Shared() == shared {
+		t.Error("no vote to the frozen server went on a shared connection")
+	}
+	// With no deadline, the Store's timeout ends each call.
+	together(16, func(g int) {
+		begun := time.Now()
+		err := s.Vote(context.Background(), fmt.Sprintf("nd%d", g), ids[g%3], voting.Up)
+		if took := time.Since(begun); took > limit+250*time.Millisecond {
+			t.Errorf("a vote with no deadline returned after %v, over the %v timeout", took, limit)
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("a vote with no deadline to a frozen server: %v, want os.ErrDeadlineExceeded", err)
+		}
+	})
+	thaw()
+	overlap(e, s, ps, ids[1])
+	if err := s.Vote(context.Background(), "after", ids[2], voting.Up); err != nil {
+		t.Fatalf("a vote after the thaw: %v", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// Close ends the shared connections; the Store goes on, each call on a
+// connection of its own.
+func TestAutoPipeliningCloses(t *testing.T) {
+	ctx := context.Background()
+	e, ids, s, ps := sharedEnv(t, 2)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ps.Live() != 0 {
+		t.Fatalf("%d shared connections live after Close", ps.Live())
+	}
+	shared := ps.Shared()
+	together(8, func(g int) {
+		if err := s.Vote(ctx, fmt.Sprintf("c%d", g), ids[1], voting.Up); err != nil {
+			t.Error(err)
+		}
+	})
+	if ps.Shared() != shared {
+		t.Errorf("%d votes went on shared connections after Close", ps.Shared()-shared)
+	}
+	if a, err := e.store.Article(ctx, ids[1]); err != nil || a.Upvotes != 2+8 {
+		t.Errorf("after Close: %+v, %v; want 10 up-votes", a, err)
+	}
+}
