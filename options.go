@@ -294,12 +294,13 @@ func WithClientCache(pages int) Option {
 
 // WithAutoPipelining(false) turns auto-pipelining off: every call then
 // takes a connection of the pool for its round trip, as the book's code
-// does. It is on by default: a vote that finds other votes of the Store in
-// flight sends its script on one of two connections the Store shares
-// among such calls, behind the other goroutines' commands, and Redis reads
-// and answers them together. At tens of goroutines and more this takes
-// about half the server's time per vote (BENCHMARKS.md); a vote with no
-// other in flight takes a connection of its own, as without it.
+// does. It is on by default: a vote that finds more than 8 votes of the
+// Store in flight, its own included, sends its script on one of two
+// connections the Store shares among such calls, behind the other
+// goroutines' commands, and Redis reads and answers them together. At 64
+// goroutines and more this saves about a quarter of the server's time a
+// vote and gives a third more votes a second (BENCHMARKS.md); a vote that
+// finds fewer in flight takes a connection of its own, as without it.
 //
 // A call sent on a shared connection keeps its guarantees: it is one
 // atomic script; it waits for its reply no longer than its context and the
