@@ -88,10 +88,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeRedis()
-	store, err := newStore(pool, c.prefix, time.Now)
+	// The site's pages are read far more often than anything is written:
+	// a real Redis keeps the Store told of every change, and the pages
+	// read again are served from memory.
+	store, err := newStore(pool, c.prefix, time.Now, voting.WithClientCache(1000))
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	// Sample data goes only into an empty namespace: a restart on the same
 	// -redis and -prefix serves what is there.
 	all := voting.Query{Order: voting.ByTime}
@@ -171,16 +175,16 @@ func openRedis(c *config) (pool *redis.Pool, where string, closeRedis func(), er
 }
 
 // newStore is the site's Store: every order, live groups, karma, unique
-// links and a month of each user's votes.
-func newStore(pool voting.Pool, prefix string, now func() time.Time) (*voting.Store, error) {
-	return voting.New(pool,
+// links and a month of each user's votes; and more, as opts say.
+func newStore(pool voting.Pool, prefix string, now func() time.Time, opts ...voting.Option) (*voting.Store, error) {
+	return voting.New(pool, append([]voting.Option{
 		voting.WithPrefix(prefix),
 		voting.WithClock(now),
 		voting.WithOrders(voting.Orders()...),
 		voting.WithLiveGroups(),
 		voting.WithKarma(),
 		voting.WithUniqueLinks(),
-		voting.WithUserHistory(30*24*time.Hour),
+		voting.WithUserHistory(30 * 24 * time.Hour),
 		voting.WithPageSize(20),
-	)
+	}, opts...)...)
 }

@@ -193,6 +193,7 @@ func seed(ctx context.Context, pool voting.Pool, prefix string, n int, now time.
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	order := rng.Perm(len(sampleArticles))
 	step := 6 * 24 * time.Hour / time.Duration(n+1)
 	for i := range n {
