@@ -260,6 +260,10 @@ func (p *pipe) wait(ctx context.Context, c *call) (any, error) {
 func (p *pipe) read() {
 	defer close(p.done)
 	var err error
+	// timed is whether the connection can bound a read: a pooled one whose
+	// underlying connection cannot says so before it reads anything, and
+	// is read without a bound, which the callers' own waits keep.
+	timed := p.limit > 0
 	for err == nil {
 		var c *call
 		select {
@@ -273,9 +277,13 @@ func (p *pipe) read() {
 			}
 		}
 		var reply any
-		if p.limit > 0 {
+		if timed {
 			reply, err = redis.ReceiveWithTimeout(p.conn, p.limit)
-		} else {
+			if unsupported(err) {
+				timed = false
+			}
+		}
+		if !timed {
 			reply, err = p.conn.Receive()
 		}
 		var rerr redis.Error
