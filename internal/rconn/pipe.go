@@ -154,12 +154,13 @@ func (ps *Pipes) Break() {
 // included, before one goes on a shared connection. Below it, a call on a
 // connection of its own is as fast: the hand-over of a reply from the
 // shared connection's reader to its caller costs more than the few
-// commands Redis would read together save (at 4 goroutines, sharing took
-// 0.83x the votes a second; at 16, 1.2x).
+// commands Redis would read together save (sharing from the second call
+// in flight gave 0.79-0.92x the votes a second at 4 goroutines; from the
+// ninth, 1.38x at 64 goroutines: BENCHMARKS.md).
 const shareAbove = 8
 
-// queueLen bounds the calls one shared connection has in flight; a sender
-// that finds it full waits for the reader, under the connection's lock.
+// queueLen bounds the calls one shared connection has in flight; a call
+// that finds it full takes a connection of its own.
 const queueLen = 4096
 
 // A pipe is one shared connection.
