@@ -310,7 +310,8 @@ func WithClientCache(pages int) Option {
 // through a *redis.Pool's Dial or DialContext (through any other pool's
 // Get, where they stay taken until Close) when votes first overlap. On a
 // Redis Cluster client, whose connections must be bound to a call's keys,
-// every call takes a connection of its own.
+// and with WithTimeout(0), where nothing would drop a shared connection
+// that Redis stopped answering, every call takes a connection of its own.
 func WithAutoPipelining(on bool) Option {
 	return func(c *config) { c.pipelining = on }
 }

@@ -117,7 +117,10 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		s.cache = tracking.New(tracking.Dialer(ownDialer(pool)), cfg.prefix, cfg.cache)
 		s.rc.Wrote = s.cache.Invalidate
 	}
-	if cfg.pipelining {
+	// A shared connection is dropped when Redis leaves it unanswered for
+	// the timeout: with none, a dead one would never be, so calls take
+	// connections of their own.
+	if cfg.pipelining && cfg.timeout > 0 {
 		s.rc.Pipes = rconn.NewPipes(ownDialer(pool), sharedConns, cfg.timeout)
 	}
 	return s, nil
