@@ -479,17 +479,23 @@ func TestTimeoutEndsCallsWithNoDeadline(t *testing.T) {
 // connections (tracing, metrics) in one with neither a timeout nor a
 // context read refuses DoWithTimeout and DoContext before it sends
 // anything; every call still works, through a plain Do, with any context.
-func TestPoolOfWrappedConnsWorks(t *testing.T) {
-	e := newEnv(t)
-	base := e.redis() // a Redis Cluster needs connections it can bind
-	id := e.post("alice", "target", "g")
-	pool := &redis.Pool{Dial: func() (redis.Conn, error) {
+// plainPool is a pool whose connections come from base wrapped in
+// plainConn: they offer only redis.Conn, no timeout or context reads.
+func plainPool(base *redis.Pool) *redis.Pool {
+	return &redis.Pool{Dial: func() (redis.Conn, error) {
 		c := base.Get()
 		if err := c.Err(); err != nil {
 			return nil, err
 		}
 		return plainConn{c}, nil
 	}}
+}
+
+func TestPoolOfWrappedConnsWorks(t *testing.T) {
+	e := newEnv(t)
+	base := e.redis() // a Redis Cluster needs connections it can bind
+	id := e.post("alice", "target", "g")
+	pool := plainPool(base)
 	defer pool.Close()
 	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
 	if err != nil {

@@ -254,13 +254,7 @@ func TestAutoPipeliningOnConnectionsWithoutTimeouts(t *testing.T) {
 	}
 	base := e.redis()
 	id := e.post("alice", "target")
-	pool := &redis.Pool{Dial: func() (redis.Conn, error) {
-		c := base.Get()
-		if err := c.Err(); err != nil {
-			return nil, err
-		}
-		return plainConn{c}, nil
-	}}
+	pool := plainPool(base)
 	defer pool.Close()
 	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
 	if err != nil {
