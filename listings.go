@@ -91,7 +91,7 @@ func (s *Store) list(ctx context.Context, l listing, start, stop int64, withGrou
 	if s.cached(l) {
 		key = fmt.Sprintf("page %s %d %d %t", l.index, start, stop, withGroups)
 	}
-	return kept(ctx, s, key, cloneArticles, func() ([]Article, error) { return s.readPage(ctx, l, start, stop, withGroups) })
+	return viaCache(ctx, s, key, cloneArticles, func() ([]Article, error) { return s.readPage(ctx, l, start, stop, withGroups) })
 }
 
 // readPage reads the page of l from start to stop from Redis.
@@ -203,7 +203,7 @@ func (s *Store) count(ctx context.Context, l listing) (int64, error) {
 	if s.cached(l) {
 		key = "count " + l.index
 	}
-	return kept(ctx, s, key, func(n int64) int64 { return n }, func() (int64, error) {
+	return viaCache(ctx, s, key, func(n int64) int64 { return n }, func() (int64, error) {
 		var n int64
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
 			var err error
@@ -221,11 +221,11 @@ func (s *Store) cached(l listing) bool {
 	return s.cache != nil && l.spec != nil && l.spec.Window == 0 && l.kind == ""
 }
 
-// kept is the reply of read, from the client-side cache under key if it is
+// viaCache is the reply of read, from the client-side cache under key if it is
 // there, else read from Redis and kept under key unless anything changed
 // as it was read. What the cache holds is the cache's: the caller gets a
 // copy. With no key, or no cache live, read alone is called.
-func kept[T any](ctx context.Context, s *Store, key string, copy func(T) T, read func() (T, error)) (T, error) {
+func viaCache[T any](ctx context.Context, s *Store, key string, copy func(T) T, read func() (T, error)) (T, error) {
 	if key == "" {
 		return read()
 	}

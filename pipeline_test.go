@@ -9,9 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,6 +179,18 @@ func TestAutoPipeliningOutlivesABrokenConnection(t *testing.T) {
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
 
+// voteCalls are n up-votes by user(i) on ids in turn, with deadlines of
+// 25 to 100 ms, each accepting what alsoOK does.
+func voteCalls(s *voting.Store, ids []string, n int, user func(int) string, alsoOK func(error) bool) []timedCall {
+	calls := make([]timedCall, n)
+	for i := range calls {
+		calls[i] = timedCall{name: "Vote", deadline: time.Duration(i%4+1) * 25 * time.Millisecond, alsoOK: alsoOK, call: func(ctx context.Context) error {
+			return s.Vote(ctx, user(i), ids[i%len(ids)], voting.Up)
+		}}
+	}
+	return calls
+}
+
 // On a server frozen with SIGSTOP, votes on shared connections end by
 // their deadlines, or by the Store's timeout when their context has none;
 // once it runs again, votes land and the namespace is whole.
@@ -187,13 +203,7 @@ func TestAutoPipeliningBoundsVotesToAFrozenServer(t *testing.T) {
 	overlap(e, s, ps, ids[0])
 
 	thaw := srv.freeze()
-	var jobs []timedCall
-	for i := range 48 {
-		user := fmt.Sprintf("f%d", i)
-		jobs = append(jobs, timedCall{"Vote", time.Duration(i%4+1) * 25 * time.Millisecond, func(ctx context.Context) error {
-			return s.Vote(ctx, user, ids[i%3], voting.Up)
-		}})
-	}
+	jobs := voteCalls(s, ids, 48, func(i int) string { return fmt.Sprintf("f%d", i) }, nil)
 	shared := ps.Shared()
 	runBounded(t, jobs, 16)
 	if ps.Shared() == shared {
@@ -276,4 +286,130 @@ func TestAutoPipeliningOnConnectionsWithoutTimeouts(t *testing.T) {
 	if a, err := e.store.Article(ctx, id); err != nil || a.Upvotes != 1+32*20 {
 		t.Errorf("Article = %+v, %v; want %d up-votes", a, err, 1+32*20)
 	}
+}
+
+// A stallProxy forwards connections to a Redis server until stall, then
+// stops reading what clients send, as a server that stops reading its
+// sockets does: the clients' writes fill the small socket buffers and
+// block. Replies already on their way still reach the clients.
+type stallProxy struct {
+	t       *testing.T
+	addr    string
+	stalled atomic.Bool
+	resume  chan struct{}
+	release func()
+}
+
+func newStallProxy(t *testing.T, target string) *stallProxy {
+	t.Helper()
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		})
+		return errors.Join(err, serr)
+	}}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &stallProxy{t: t, addr: ln.Addr().String(), resume: make(chan struct{})}
+	p.release = sync.OnceFunc(func() {
+		p.stalled.Store(false)
+		close(p.resume)
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		p.release()
+	})
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			go func() { // replies
+				defer client.Close()
+				_, _ = io.Copy(client, server)
+			}()
+			go func() { // commands
+				defer server.Close()
+				buf := make([]byte, 1024)
+				for {
+					if p.stalled.Load() {
+						<-p.resume
+					}
+					n, err := client.Read(buf)
+					if n > 0 {
+						if _, werr := server.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+// stall stops the proxy reading its clients, until release; a proxy
+// stalls once.
+func (p *stallProxy) stall() (release func()) {
+	p.stalled.Store(true)
+	return p.release
+}
+
+// smallWrites dials with a small socket send buffer, so that a write to a
+// peer that stops reading blocks after a few kilobytes.
+var smallWrites = redis.DialNetDial(func(network, addr string) (net.Conn, error) {
+	c, err := net.Dial(network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.(*net.TCPConn).SetWriteBuffer(4096); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+})
+
+// landedOrBroken accepts a vote that landed before Redis stopped reading,
+// or that waited behind one the shared connection's limit ran out on.
+func landedOrBroken(err error) bool { return err == nil || errors.Is(err, os.ErrDeadlineExceeded) }
+
+// When Redis stops reading, a shared connection's write blocks on a full
+// socket; the votes queued behind it, and the one writing, still end by
+// their deadlines, and the shared connections recover once Redis reads
+// again.
+func TestAutoPipeliningBoundsVotesToAServerThatStopsReading(t *testing.T) {
+	srv := startServer(t)
+	proxy := newStallProxy(t, srv.addr)
+	const limit = 300 * time.Millisecond
+	e := newEnvPool(t, stockedPool(t, proxy.addr, smallWrites, redis.DialReadTimeout(5*time.Second)), "")
+	ids := postMany(e, 3)
+	s, ps := pipelined(e, voting.WithTimeout(limit))
+	overlap(e, s, ps, ids[0])
+
+	release := proxy.stall()
+	long := func(i int) string { return fmt.Sprintf("%04d%s", i, strings.Repeat("x", 90)) } // to fill the sockets
+	jobs := voteCalls(s, ids, 800, long, landedOrBroken)
+	shared := ps.Shared()
+	runBounded(t, jobs, 32)
+	if ps.Shared() == shared {
+		t.Error("no vote went on a shared connection")
+	}
+	release()
+	overlap(e, s, ps, ids[1])
+	if err := s.Vote(context.Background(), "after", ids[2], voting.Up); err != nil {
+		t.Fatalf("a vote once Redis reads again: %v", err)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }

@@ -114,7 +114,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		}
 	}
 	if cfg.cache > 0 {
-		s.cache = tracking.New(tracking.Dialer(ownDialer(pool)), cfg.prefix, cfg.cache)
+		s.cache = tracking.New(ownDialer(pool), cfg.prefix, cfg.cache)
 		s.rc.Wrote = s.cache.Invalidate
 	}
 	// A shared connection is dropped when Redis leaves it unanswered for

@@ -11,13 +11,15 @@ package rconn
 // that a lone caller, or a few, pay nothing for it.
 //
 // redigo lets one goroutine send on a connection while another receives:
-// a shared connection's senders take turns under a lock, and the last of
-// the goroutines queued for the lock flushes what they sent together; one
-// goroutine of the connection's own reads the replies, in order, and hands
-// each to its caller. A caller waits for its reply no longer than its
-// context and the round-trip limit allow; the reader breaks the
-// connection if Redis leaves a command unanswered for the limit, failing
-// every call that waits on it, as a connection of a call's own does.
+// each shared connection has a writer goroutine, which sends the commands
+// callers hand it, all that have gathered while it last wrote, with one
+// flush, and a reader goroutine, which reads the replies, in order, and
+// hands each to its caller. Callers do no I/O: a caller waits for its reply
+// no longer than its context and the round-trip limit allow, even when
+// Redis stops reading and the writer's flush blocks on a full socket. The
+// reader breaks the connection if Redis leaves a command unanswered for
+// the limit, which ends a blocked write too, and fails every call that
+// waits on it, as a connection of a call's own does.
 
 import (
 	"context"
@@ -104,9 +106,7 @@ func (ps *Pipes) open(i int) {
 		conn.Close()
 		return
 	}
-	p := &pipe{conn: conn, limit: ps.limit, queue: make(chan *call, queueLen), stop: make(chan struct{}), done: make(chan struct{})}
-	ps.pipes[i] = p
-	go p.read()
+	ps.pipes[i] = newPipe(conn, ps.limit)
 }
 
 // Close ends every shared connection once its calls have their replies.
@@ -163,26 +163,48 @@ const shareAbove = 8
 // that finds it full takes a connection of its own.
 const queueLen = 4096
 
-// A pipe is one shared connection.
+// A pipe is one shared connection. Callers hand their commands to its
+// writer and wait for their replies; no caller does I/O, so that none
+// waits past its context for a write Redis does not take.
 type pipe struct {
 	conn  redis.Conn
 	limit time.Duration
 
-	// sendMu orders the senders; waiting counts the goroutines sending or
-	// queued to send, so that the last flushes.
-	sendMu  sync.Mutex
-	waiting atomic.Int64
-	err     error // set under sendMu once the connection fails or closes
+	// mu guards pending, writing and err, and orders a call's place in
+	// queue (taken under mu) with err: once err is set no call joins queue.
+	mu      sync.Mutex
+	pending []*call // handed to the writer, not yet sent
+	writing bool    // the writer is sending or will look at pending again
+	err     error   // why the pipe takes no more calls
 	failed  atomic.Bool
+	// untimed is set once the connection turns out unable to bound a read
+	// (a pooled one whose underlying connection cannot): the reader then
+	// reads without a bound, and a caller whose wait runs out the limit
+	// fails the pipe.
+	untimed atomic.Bool
 
-	queue chan *call
+	kick  chan struct{} // wakes the writer
+	queue chan *call    // sent, in order, waiting for their replies
 	stop  chan struct{}
 	once  sync.Once
-	done  chan struct{}
+	done  chan struct{} // closed when the reader ends
+	wdone chan struct{} // closed when the writer ends
+}
+
+func newPipe(conn redis.Conn, limit time.Duration) *pipe {
+	p := &pipe{
+		conn: conn, limit: limit,
+		kick: make(chan struct{}, 1), queue: make(chan *call, queueLen),
+		stop: make(chan struct{}), done: make(chan struct{}), wdone: make(chan struct{}),
+	}
+	go p.read()
+	go p.write()
+	return p
 }
 
 // A call is one command sent on a pipe, waiting for its reply.
 type call struct {
+	args  []any
 	reply any
 	err   error
 	done  chan struct{}
@@ -190,49 +212,100 @@ type call struct {
 
 func (p *pipe) dead() bool { return p.failed.Load() }
 
+func (p *pipe) timed() bool { return p.limit > 0 && !p.untimed.Load() }
+
 // errNotSent is a shared connection's refusal of a command it did not
 // send: the call may take a connection of its own.
 var errNotSent = errors.New("the shared connection has failed")
 
-// send sends cmd, and flushes what the senders before it left unless
-// other goroutines are queued to send after it, the last of which flushes.
-// It returns the call to wait on; errNotSent if it sent nothing (the
-// connection had failed or closed, or has as many calls in flight as it
-// takes); or the connection's error, after which the command's fate is
-// unknown.
-func (p *pipe) send(cmd string, args []any) (*call, error) {
-	c := &call{done: make(chan struct{})}
-	p.waiting.Add(1)
-	p.sendMu.Lock()
-	defer p.sendMu.Unlock()
-	last := p.waiting.Add(-1) == 0
+// errClosed ends a pipe's reader on Close.
+var errClosed = errors.New("the shared connection was closed")
+
+// send hands an EVALSHA of args to the writer and returns the call to
+// wait on, or errNotSent if the pipe takes no more calls.
+func (p *pipe) send(args []any) (*call, error) {
+	c := &call{args: args, done: make(chan struct{})}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.err != nil {
-		return nil, errNotSent // close flushed what was sent before
-	}
-	sent := false
-	var err error
-	if len(p.queue) < cap(p.queue) {
-		if err = p.conn.Send(cmd, args...); err == nil {
-			p.queue <- c
-			sent = true
-		}
-	}
-	if err == nil && last {
-		err = p.conn.Flush()
-	}
-	if err != nil {
-		// redigo has closed the connection: the reader's next read fails,
-		// and fails every call queued.
-		p.err = err
-		p.failed.Store(true)
-	}
-	switch {
-	case !sent:
 		return nil, errNotSent
-	case err != nil:
-		return c, err
+	}
+	p.pending = append(p.pending, c)
+	if !p.writing {
+		p.writing = true
+		p.wake()
 	}
 	return c, nil
+}
+
+func (p *pipe) wake() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// write sends what callers hand it, all that has gathered at once, with
+// one flush, until the pipe fails or closes. A call it finds no room for
+// in queue, or that comes after the pipe failed, ends with errNotSent.
+func (p *pipe) write() {
+	defer close(p.wdone)
+	var batch, sent []*call
+	for range p.kick {
+		for {
+			p.mu.Lock()
+			batch, p.pending = p.pending, batch[:0]
+			if len(batch) == 0 {
+				p.writing = false
+				stop := p.err != nil
+				p.mu.Unlock()
+				if stop {
+					return
+				}
+				break
+			}
+			sent = sent[:0]
+			for _, c := range batch {
+				if p.err == nil && len(p.queue) < cap(p.queue) {
+					p.queue <- c
+					sent = append(sent, c)
+				} else {
+					c.err = errNotSent
+					close(c.done)
+				}
+			}
+			p.mu.Unlock()
+			var err error
+			for _, c := range sent {
+				if err = p.conn.Send("EVALSHA", c.args...); err != nil {
+					break
+				}
+			}
+			if err == nil && len(sent) > 0 {
+				err = p.conn.Flush()
+			}
+			if err != nil {
+				// The reader's next read fails, and fails every call queued.
+				p.fail(err)
+			}
+			clear(batch)
+			clear(sent)
+		}
+	}
+}
+
+// fail marks the pipe failed with err and closes its connection, which
+// ends a write blocked on a server that stopped reading, and the reader's
+// wait; it returns at once.
+func (p *pipe) fail(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.failed.Store(true)
+	p.mu.Unlock()
+	p.conn.Close()
+	p.wake()
 }
 
 // wait is c's reply, waited for as long as ctx and the limit allow.
@@ -251,40 +324,34 @@ func (p *pipe) wait(ctx context.Context, c *call) (any, error) {
 	case <-ctx.Done():
 		return nil, contextError(ctx, ctx.Err())
 	case <-expired:
-		return nil, fmt.Errorf("no reply from Redis within %v (WithTimeout): %w", p.limit, os.ErrDeadlineExceeded)
+		err := fmt.Errorf("no reply from Redis within %v (WithTimeout): %w", p.limit, os.ErrDeadlineExceeded)
+		if !p.timed() {
+			p.fail(err) // the reader cannot bound its read: this call does
+		}
+		return nil, err
 	}
 }
 
 // read hands each reply to its call, in order, until the connection fails
-// or closes; then it fails every call still queued and closes the
+// or the pipe closes; then it fails every call still queued and closes the
 // connection.
 func (p *pipe) read() {
 	defer close(p.done)
 	var err error
-	// timed is whether the connection can bound a read: a pooled one whose
-	// underlying connection cannot says so before it reads anything, and
-	// is read without a bound, which the callers' own waits keep.
-	timed := p.limit > 0
 	for err == nil {
-		var c *call
-		select {
-		case c = <-p.queue:
-		default:
-			select {
-			case c = <-p.queue:
-			case <-p.stop:
-				err = errNotSent
-				continue
-			}
+		c := p.next()
+		if c == nil {
+			err = errClosed
+			continue
 		}
 		var reply any
-		if timed {
+		if p.timed() {
 			reply, err = redis.ReceiveWithTimeout(p.conn, p.limit)
 			if unsupported(err) {
-				timed = false
+				p.untimed.Store(true)
 			}
 		}
-		if !timed {
+		if !p.timed() {
 			reply, err = p.conn.Receive()
 		}
 		var rerr redis.Error
@@ -295,34 +362,56 @@ func (p *pipe) read() {
 		}
 		close(c.done)
 	}
-	p.failed.Store(true)
-	p.sendMu.Lock()
-	if p.err == nil {
-		p.err = err
-	}
-	p.sendMu.Unlock()
+	p.fail(err)
+	// No call joins queue once the pipe has failed.
 	for {
 		select {
 		case c := <-p.queue:
 			c.err = fmt.Errorf("the shared connection failed before the reply: %w", err)
 			close(c.done)
 		default:
-			p.conn.Close()
 			return
 		}
 	}
 }
 
-// close stops the reader once the calls queued have their replies.
-func (p *pipe) close() {
-	p.sendMu.Lock()
-	if p.err == nil {
-		p.err = errNotSent
-		_ = p.conn.Flush() // what the last senders left, if any
+// next is the next call queued, waited for; nil once the pipe is closed
+// and every call sent has been taken. Close stops calls joining queue
+// before it closes stop, so that a queue found empty after stop stays so.
+func (p *pipe) next() *call {
+	select {
+	case c := <-p.queue:
+		return c
+	case <-p.stop:
+		select {
+		case c := <-p.queue:
+			return c
+		default:
+			return nil
+		}
 	}
-	p.sendMu.Unlock()
+}
+
+// close stops the pipe once the calls sent have their replies; calls
+// handed to the writer but not sent end with errNotSent. If the replies
+// do not come within the limit, it closes the connection under them.
+func (p *pipe) close() {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = errClosed
+	}
+	p.mu.Unlock()
+	p.wake()
 	p.once.Do(func() { close(p.stop) })
-	<-p.done
+	t := time.NewTimer(p.limit + time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		p.fail(errClosed)
+		<-p.done
+	}
+	<-p.wdone
 }
 
 // RunShared runs the script make gives, made once the command's place is
@@ -351,18 +440,18 @@ func (s *Client) RunShared(ctx context.Context, make func() (Eval, error)) (repl
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.send("EVALSHA", e.Args)
-	if errors.Is(err, errNotSent) {
+	c, err := p.send(e.Args)
+	if err != nil {
 		return s.runMade(ctx, e)
 	}
-	if s.Wrote != nil {
+	reply, err = p.wait(ctx, c)
+	switch {
+	case errors.Is(err, errNotSent):
+		return s.runMade(ctx, e)
+	case s.Wrote != nil:
 		defer s.Wrote()
 	}
 	ps.shared.Add(1)
-	if err != nil {
-		return nil, contextError(ctx, err)
-	}
-	reply, err = p.wait(ctx, c)
 	if NoScript(err) {
 		return s.runMade(ctx, e)
 	}

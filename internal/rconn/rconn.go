@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -379,15 +380,15 @@ func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	writes := false
+	// A Send that fails may follow commands a full buffer already wrote:
+	// the hook is armed before the first.
+	if c.wrote != nil && slices.ContainsFunc(cmds, func(cmd Command) bool { return !readOnly[cmd.Name] }) {
+		defer c.wrote()
+	}
 	for _, cmd := range cmds {
 		if err := c.conn.Send(cmd.Name, cmd.Args...); err != nil {
 			return nil, err
 		}
-		writes = writes || !readOnly[cmd.Name]
-	}
-	if writes && c.wrote != nil {
-		defer c.wrote()
 	}
 	// From here every reply is read, or the connection is broken (see
 	// roundTrip), so that it never goes back to the pool with replies

@@ -30,14 +30,10 @@ import (
 // RESP2.
 const Channel = "__redis__:invalidate"
 
-// Dialer gives the cache its own connection: a *redis.Pool's Dial, or for
-// any other pool its Get.
-type Dialer func(ctx context.Context) (redis.Conn, error)
-
 // A Cache keeps replies by key, up to a number of entries, while its
 // subscription is live.
 type Cache struct {
-	dial   Dialer
+	dial   func(context.Context) (redis.Conn, error)
 	prefix string
 	max    int
 
@@ -68,7 +64,7 @@ type Cache struct {
 // New returns a cache of up to max replies for the keys under prefix, whose
 // subscription dial gives the connection of. It starts nothing until its
 // first Begin.
-func New(dial Dialer, prefix string, max int) *Cache {
+func New(dial func(context.Context) (redis.Conn, error), prefix string, max int) *Cache {
 	return &Cache{dial: dial, prefix: prefix, max: max, ping: time.Second, retry: time.Second,
 		entries: make(map[string]any), stop: make(chan struct{}), done: make(chan struct{})}
 }
