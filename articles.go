@@ -28,7 +28,7 @@ import (
 //
 //	{"id":"7","title":"...","link":"https://...","poster":"alice",
 //	 "posted":"2026-11-22T12:00:00Z","points":4,"upvotes":5,"downvotes":1,
-//	 "rankingScore":1795437360,"groups":["go"]}
+//	 "rankingScore":1795437360,"comments":2,"groups":["go"]}
 //
 // Points is what a site shows beside a title. RankingScore is the book's
 // score, which orders ByScore: a time, not a count of votes.
@@ -47,6 +47,9 @@ type Article struct {
 	// RankingScore is the book's score: Posted in Unix seconds + the vote
 	// weight x Points (432 a vote by default), so about 1.8e9 today.
 	RankingScore float64 `json:"rankingScore"`
+	// Comments counts the article's comments that are not deleted
+	// (PostComment), read with the article at no cost of its own.
+	Comments int64 `json:"comments"`
 	// Groups are the names of the groups the article is in, sorted: filled
 	// by Article and Articles, and by List when Query.WithGroups is set;
 	// nil (and left out of JSON) otherwise. An article the book's own code
@@ -94,7 +97,7 @@ var articleFields, articleFieldNames = func() ([]any, []string) {
 	for _, t := range articleTexts {
 		fields, names = append(fields, t.field), append(names, "field "+t.field)
 	}
-	fields = append(fields, "link", "poster", "time", "votes", "downvotes")
+	fields = append(fields, "link", "poster", "time", "votes", "downvotes", "comments")
 	return fields, append(names, "field link", "field poster", "field time", "score")
 }()
 
@@ -360,6 +363,9 @@ func parseArticle(id []byte, fields, score any) (a Article, ok bool, err error) 
 	}
 	if a.Downvotes, err = schema.ParseCount(vals[nTexts+4]); err != nil {
 		return unsound("field downvotes", err)
+	}
+	if a.Comments, err = schema.ParseCount(vals[nTexts+5]); err != nil {
+		return unsound("field comments", err)
 	}
 	a.Points = a.Upvotes - a.Downvotes
 	return a, true, nil

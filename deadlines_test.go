@@ -284,6 +284,18 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 	}
 	all["Articles"] = func(ctx context.Context) error { _, err := s.Articles(ctx, id, id); return err }
 	all["EditArticle"] = func(ctx context.Context) error { return s.EditArticle(ctx, id, "edited", "https://example.com/e") }
+	all["PostComment and VoteComment"] = func(ctx context.Context) error {
+		c, err := s.PostComment(ctx, "alice", id, "", "a comment")
+		if err != nil {
+			return err
+		}
+		return s.VoteComment(ctx, "bob", c, voting.Down)
+	}
+	all["Comments by old"] = func(ctx context.Context) error {
+		_, _, err := s.Comments(ctx, id, voting.CommentQuery{Order: voting.CommentsByOld, Paging: voting.Paging{Size: 2}})
+		return err
+	}
+	all["Thread"] = func(ctx context.Context) error { _, _, err := s.Thread(ctx, id, voting.ThreadQuery{}); return err }
 	if voting.View(s).UserHistory > 0 {
 		all["UserHistory"] = func(ctx context.Context) error {
 			_, err := two(s.UserHistory(ctx, "bob", voting.Paging{Page: 1}))

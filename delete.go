@@ -33,6 +33,12 @@ import (
 // UserHistory meets them, as are the entries of an article deleted after its
 // voting closed (its voter sets, which name its voters, are gone then).
 //
+// Its discussion (PostComment) goes after it, within the same call, in
+// steps of 200 comments each; no comment can join it once the article is
+// gone. If the call ends before they are done, a later DeleteArticle of
+// the id takes the rest away and returns nil; with nothing left of the
+// article it returns ErrNotFound.
+//
 // An article written by the book's own code has no record of its groups
 // until Reindex writes one: DeleteArticle then takes it out of no group,
 // and Reindex later drops it from the groups' sets. The id is not given out
@@ -51,13 +57,24 @@ func (s *Store) DeleteArticle(ctx context.Context, articleID string) (err error)
 	if err != nil {
 		return err
 	}
-	if st.Word != script.ReplyOK {
+	switch {
+	case st.Word == script.ReplyNotFound:
+		// What a call that ended early left of the discussion goes now,
+		// which ends that deletion.
+		purged, err := s.purgeComments(ctx, articleID)
+		if err != nil || purged {
+			return err
+		}
 		return st.Err()
+	case st.Word != script.ReplyOK:
+		return st.Err()
+	case st.Detail != "0":
+		if err := s.clearHistories(ctx, articleID); err != nil {
+			return err
+		}
 	}
-	if st.Detail == "0" {
-		return nil
-	}
-	return s.clearHistories(ctx, articleID)
+	_, err = s.purgeComments(ctx, articleID)
+	return err
 }
 
 // deleteCall is delete.lua's run for a deletion.

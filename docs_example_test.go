@@ -424,7 +424,7 @@ func ExampleArticle_json() {
 	}
 	fmt.Println(string(out))
 	// Output:
-	// {"id":"1","title":"Redis in Action","link":"https://example.com/alice/1795348800","poster":"alice","posted":"2026-11-22T12:00:00Z","points":4,"upvotes":5,"downvotes":1,"rankingScore":1795350528,"groups":["books","redis"]}
+	// {"id":"1","title":"Redis in Action","link":"https://example.com/alice/1795348800","poster":"alice","posted":"2026-11-22T12:00:00Z","points":4,"upvotes":5,"downvotes":1,"rankingScore":1795350528,"comments":0,"groups":["books","redis"]}
 }
 
 // A walk through a listing by cursor, as Reddit's API pages with after=:

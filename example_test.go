@@ -644,13 +644,13 @@ func Example_httpHandler() {
 		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s %s: %d %s", req.Method, req.URL, rec.Code, rec.Body)))
 	}
 	// Output:
-	// GET /articles?order=time&page=2&size=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232}],"count":3,"next":""}
+	// GET /articles?order=time&page=2&size=2: 200 {"articles":[{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232,"comments":0}],"count":3,"next":""}
 	// POST /articles/2/vote?user=bob&dir=up: 204
 	// POST /articles/2/vote?user=bob&dir=sideways: 400 voting: invalid input: unknown vote direction "sideways": want up, down or none (voting.Up, Down or None)
 	// DELETE /articles/3: 204
 	// DELETE /articles/3: 404 voting: delete article 3: article not found
-	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232}],"count":2,"next":""}
-	// GET /articles?size=1: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664}],"count":2,"next":"MQpzY29yZQoKMTc5NTM0OTY2NAoy"}
+	// GET /articles?order=hot: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664,"comments":0},{"id":"1","title":"One","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":1,"upvotes":1,"downvotes":0,"rankingScore":1795349232,"comments":0}],"count":2,"next":""}
+	// GET /articles?size=1: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664,"comments":0}],"count":2,"next":"MQpzY29yZQoKMTc5NTM0OTY2NAoy"}
 	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year, hot, best
 	// GET /articles?page=2&after=abc: 400 voting: list articles by score: invalid input: page 2 and a cursor: give one or the other
 	// GET /articles?page=1: 499 voting: list articles by score: context canceled

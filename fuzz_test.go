@@ -370,6 +370,13 @@ func FuzzOperations(f *testing.F) {
 	// aside), edits to a taken link and to a free one, a post of the link
 	// an edit freed, votes that move karma, and a deletion.
 	f.Add([]byte{0x80, 0, 0, 0, 1, 0x08, 0, 2, 0x20, 1, 1, 0, 7, 1, 0x80, 7, 0, 0x81, 7, 0, 0x83, 0, 2, 0, 6, 0, 0x80, 2, 3, 1})
+	// Comments (ops with 0x40): posts on two articles, replies, a reply
+	// whose article is another, votes, a read in each order, deletions to
+	// a tombstone and whole, time passing the cutoff, and the article's
+	// deletion.
+	f.Add([]byte{0, 0, 0, 0, 1, 0, 0x40, 0, 0, 0x40, 1, 0, 0x40, 2, 1, 0x40, 3, 3, 0x40, 0x81, 1, 0x41, 0x13, 0, 0x41, 0x24, 2,
+		0x43, 0, 0, 0x43, 0, 1, 0x43, 0, 2, 0x43, 0, 3, 0x43, 0, 4, 0x42, 0, 0, 0x42, 0, 4, 0x42, 0, 2, 6, 30, 0, 0x41, 1, 2,
+		0x42, 0, 3, 6, 0, 0x80, 0x43, 0, 0})
 	const cutoff = 24 * time.Hour
 	groups := []string{"news", "tech", "art"}
 	users := []string{"ann", "ben", "cat", "dan", "eve", "fay"}
@@ -448,8 +455,14 @@ func FuzzOperations(f *testing.F) {
 			}
 			return out
 		}
+		var comments []*modelComment
 		for len(data) >= 3 {
 			op, b1, b2 := data[0]%8, data[1], data[2]
+			if data[0]&0x40 != 0 {
+				comments = fuzzComment(t, s, data[0]%4, b1, b2, users, articles, comments, idAt, now(), int64(cutoff/time.Second))
+				data = data[3:]
+				continue
+			}
 			data = data[3:]
 			switch op {
 			case 0:
@@ -543,6 +556,11 @@ func FuzzOperations(f *testing.F) {
 					t.Fatalf("delete %s: %v", id, err)
 				}
 				a.deleted = true
+				for _, c := range comments {
+					if c.article == a {
+						c.gone = true
+					}
+				}
 				if !open(a) {
 					e.closedDeletes = true // its voters are not known
 				}
@@ -601,6 +619,7 @@ func FuzzOperations(f *testing.F) {
 					a.count(voting.Up), a.count(voting.Down), a.link)
 			}
 		}
+		checkModelComments(t, s, articles, comments)
 		// Karma, the articles of each user and the groups' sizes.
 		karma, posts, sizes := map[string]int64{}, map[string]int64{}, map[string]int64{}
 		for _, a := range articles {
@@ -676,5 +695,212 @@ func compareListing(t *testing.T, what string, got []voting.Article, articles []
 	}
 	if ids := idsOf(got); !reflect.DeepEqual(ids, want) {
 		t.Fatalf("%s = %v, the model says %v", what, ids, want)
+	}
+}
+
+// A modelComment is a comment as FuzzOperations expects it.
+type modelComment struct {
+	id      string
+	article *modelArticle
+	parent  *modelComment
+	poster  string
+	posted  int64
+	votes   map[string]voting.Direction
+	replies int64
+	deleted bool // a tombstone
+	gone    bool
+}
+
+func (c *modelComment) count(d voting.Direction) int64 {
+	n := int64(0)
+	for _, v := range c.votes {
+		if v == d {
+			n++
+		}
+	}
+	return n
+}
+
+// live reports whether c may be voted on, replied to and deleted.
+func (c *modelComment) live() bool { return c != nil && !c.deleted && !c.gone }
+
+// fuzzComment runs the comment operation op (0 post, 1 vote, 2 delete, 3
+// read) of FuzzOperations, checking it against the model, and gives the
+// model's comments after it.
+func fuzzComment(t *testing.T, s *voting.Store, op, b1, b2 byte, users []string, articles []*modelArticle, comments []*modelComment,
+	idAt func(byte) (string, *modelArticle), now, cutoff int64) []*modelComment {
+	t.Helper()
+	commentAt := func(b byte) (string, *modelComment) {
+		i := int(b) % (len(comments) + 1)
+		if i == len(comments) {
+			return strconv.Itoa(len(comments) + 1), nil
+		}
+		return comments[i].id, comments[i]
+	}
+	user := users[int(b1)%len(users)]
+	switch op {
+	case 0:
+		articleID, a := idAt(b1 >> 4)
+		parentID, p := "", (*modelComment)(nil)
+		if b2&1 != 0 {
+			parentID, p = commentAt(b2 >> 1)
+			if p != nil && b1&0x80 == 0 {
+				articleID, a = p.article.id, p.article
+			}
+		}
+		id, err := s.PostComment(ctx, user, articleID, parentID, "a comment")
+		switch {
+		case a == nil || a.deleted:
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("a comment on unposted or deleted article %s: %v", articleID, err)
+			}
+		case parentID != "" && !p.live():
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("a reply to unposted or deleted comment %s: %v", parentID, err)
+			}
+		case p != nil && p.article != a:
+			if !errors.Is(err, voting.ErrInvalid) {
+				t.Fatalf("a reply on article %s to comment %s of %s: %v", articleID, parentID, p.article.id, err)
+			}
+		case err != nil:
+			t.Fatalf("a comment on %s, parent %q: %v", articleID, parentID, err)
+		default:
+			c := &modelComment{id: strconv.Itoa(len(comments) + 1), article: a, parent: p, poster: user, posted: now,
+				votes: map[string]voting.Direction{user: voting.Up}}
+			if id != c.id {
+				t.Fatalf("comment id %s, want %s", id, c.id)
+			}
+			if p != nil {
+				p.replies++
+			}
+			comments = append(comments, c)
+		}
+	case 1:
+		id, c := commentAt(b2)
+		dir := voting.Direction(1 + int(b1>>4)%3)
+		err := s.VoteComment(ctx, user, id, dir)
+		switch {
+		case !c.live():
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("a vote on unposted or deleted comment %s: %v", id, err)
+			}
+		case now >= c.posted+cutoff:
+			if !errors.Is(err, voting.ErrVotingClosed) {
+				t.Fatalf("a vote on closed comment %s: %v", id, err)
+			}
+		case err != nil:
+			t.Fatalf("vote %v by %s on comment %s: %v", dir, user, id, err)
+		default:
+			c.votes[user] = dir
+		}
+	case 2:
+		id, c := commentAt(b2)
+		err := s.DeleteComment(ctx, id)
+		if !c.live() {
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("deletion of unposted or deleted comment %s: %v", id, err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("deletion of comment %s: %v", id, err)
+		}
+		if c.replies > 0 {
+			c.deleted = true
+			break
+		}
+		for c != nil {
+			c.gone = true
+			p := c.parent
+			if p != nil {
+				p.replies--
+			}
+			if p == nil || !p.deleted || p.replies > 0 {
+				break
+			}
+			c = p
+		}
+	case 3:
+		articleID, a := idAt(b1)
+		order := voting.CommentOrder(int(b2) % 5)
+		got, _, err := s.Comments(ctx, articleID, voting.CommentQuery{Order: order, Paging: voting.Paging{Page: 1, Size: 5}})
+		if a == nil || a.deleted {
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("comments of unposted or deleted article %s: %v", articleID, err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []*modelComment
+		for _, c := range comments {
+			if c.article == a && c.parent == nil && !c.gone {
+				in = append(in, c)
+			}
+		}
+		if order != voting.CommentsByNew && order != voting.CommentsByOld && order != voting.CommentsByTop {
+			// best and controversy: the same comments, in an order the
+			// invariant checker checks the values of.
+			if len(got) != min(len(in), 5) {
+				t.Fatalf("comments of %s by %v: %d, the model has %d", articleID, order, len(got), len(in))
+			}
+			break
+		}
+		key := func(c *modelComment) int64 {
+			if order == voting.CommentsByTop {
+				return c.count(voting.Up) - c.count(voting.Down)
+			}
+			return c.posted
+		}
+		up := order == voting.CommentsByOld
+		sort.Slice(in, func(i, j int) bool {
+			if key(in[i]) != key(in[j]) {
+				return key(in[i]) > key(in[j]) != up
+			}
+			return "comment:"+in[i].id > "comment:"+in[j].id != up
+		})
+		want := []string{}
+		for _, c := range in[:min(len(in), 5)] {
+			want = append(want, c.id)
+		}
+		if ids := commentIDs(got); !reflect.DeepEqual(ids, want) {
+			t.Fatalf("comments of %s by %v = %v, the model says %v", articleID, order, ids, want)
+		}
+	}
+	return comments
+}
+
+// checkModelComments checks every comment, and each article's count of
+// them, against the model.
+func checkModelComments(t *testing.T, s *voting.Store, articles []*modelArticle, comments []*modelComment) {
+	t.Helper()
+	counts := map[*modelArticle]int64{}
+	for _, c := range comments {
+		got, err := s.Comment(ctx, c.id)
+		if c.gone {
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Fatalf("gone comment %s = %+v, %v", c.id, got, err)
+			}
+			continue
+		}
+		if !c.deleted {
+			counts[c.article]++
+		}
+		if err != nil || got.Deleted != c.deleted || got.Replies != c.replies || !c.deleted && got.Poster != c.poster {
+			t.Fatalf("comment %s = %+v, %v; the model has %+v", c.id, got, err, *c)
+		}
+		if !c.deleted && (got.Upvotes != c.count(voting.Up) || got.Downvotes != c.count(voting.Down)) {
+			t.Fatalf("comment %s has %d up and %d down, the model %d and %d", c.id, got.Upvotes, got.Downvotes,
+				c.count(voting.Up), c.count(voting.Down))
+		}
+	}
+	for _, a := range articles {
+		if a.deleted {
+			continue
+		}
+		if got, err := s.Article(ctx, a.id); err != nil || got.Comments != counts[a] {
+			t.Fatalf("article %s counts %d comments, %v; the model %d", a.id, got.Comments, err, counts[a])
+		}
 	}
 }

@@ -123,7 +123,7 @@ func TestUserVoteJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"article":{"id":"7","title":"t","link":"https://x","poster":"p","posted":"2026-11-22T00:00:00Z","points":1,"upvotes":2,"downvotes":1,"rankingScore":1,"groups":["go"]},"direction":"down","at":"2026-11-22T00:00:01Z"}`
+	want := `{"article":{"id":"7","title":"t","link":"https://x","poster":"p","posted":"2026-11-22T00:00:00Z","points":1,"upvotes":2,"downvotes":1,"rankingScore":1,"comments":0,"groups":["go"]},"direction":"down","at":"2026-11-22T00:00:01Z"}`
 	if string(b) != want {
 		t.Errorf("JSON:\ngot  %s\nwant %s", b, want)
 	}

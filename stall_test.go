@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/schema"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -300,6 +301,20 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A thread of manyComments comments, a chain of replies deepChain
+	// deep, and a user with userComments comments.
+	discussed, err := everything.PostArticle(ctx, "poster", "discussed", "https://example.com/discussed", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chained, err := everything.PostArticle(ctx, "poster", "chained", "https://example.com/chained", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(addComments(e, discussed, 1, manyComments, false, "talker"),
+		addComments(e, chained, manyComments+1, deepChain, true, "talker"), addUserComments(e, "prolific", userComments)); err != nil {
+		t.Fatal(err)
+	}
 	e.do("SLOWLOG", "RESET") // the calls', not the set-up's
 
 	p := startPinger(t, addr)
@@ -321,8 +336,8 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 	}
 	phase("Reindex", func() error {
 		done, err := live.ReindexWithProgress(ctx, nil)
-		if err == nil && (done.Articles != n+1 || done.Groups != 1) {
-			err = fmt.Errorf("indexed %+v, want %d articles (the popular one too) in 1 group", done, n+1)
+		if err == nil && (done.Articles != n+3 || done.Groups != 1) {
+			err = fmt.Errorf("indexed %+v, want %d articles (the popular, discussed and chained ones too) in 1 group", done, n+3)
 		}
 		return err
 	})
@@ -477,6 +492,78 @@ func stallRun(t *testing.T, addr string, n int) (stalls []string) {
 			err = fmt.Errorf("the link is article %s's, want the oldest left, 3", a.ID)
 		}
 		return err
+	})
+	phase("calls on a thread of 100,000 comments", func() error {
+		nodes, more, err := everything.Thread(ctx, discussed, voting.ThreadQuery{})
+		if err == nil && (len(nodes) != everything.PageSize() || more != int64(manyComments-len(nodes))) {
+			err = fmt.Errorf("Thread = %d comments and %d more, want %d and %d", len(nodes), more, everything.PageSize(),
+				manyComments-everything.PageSize())
+		}
+		if err != nil {
+			return err
+		}
+		for o := range 5 {
+			q := voting.CommentQuery{Order: voting.CommentOrder(o)}
+			first, next, err := everything.Comments(ctx, discussed, q)
+			if err != nil {
+				return err
+			}
+			q.After = next
+			if _, _, err := everything.Comments(ctx, discussed, q); err != nil {
+				return err
+			}
+			q.After, q.Page = "", manyComments/everything.PageSize()
+			last, _, err := everything.Comments(ctx, discussed, q)
+			if err == nil && (len(first) != everything.PageSize() || len(last) != everything.PageSize()) {
+				err = fmt.Errorf("by %v: pages of %d and %d comments", q.Order, len(first), len(last))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		middle := strconv.Itoa(manyComments / 2)
+		reply, err := everything.PostComment(ctx, "talker", discussed, middle, "a reply")
+		if err != nil {
+			return err
+		}
+		return errors.Join(everything.VoteComment(ctx, "voter1", middle, voting.Down), everything.DeleteComment(ctx, middle),
+			everything.VoteComment(ctx, "voter1", reply, voting.Up))
+	})
+	phase("calls on a chain of replies 10,000 deep", func() error {
+		last := strconv.Itoa(manyComments + deepChain)
+		reply, err := everything.PostComment(ctx, "talker", chained, last, "deeper still")
+		if err != nil {
+			return err
+		}
+		if err := everything.DeleteComment(ctx, reply); err != nil {
+			return err
+		}
+		// The deepest goes, and with it the tombstones above, at most a
+		// hundred of them in the step.
+		if err := everything.DeleteComment(ctx, last); err != nil {
+			return err
+		}
+		nodes, _, err := everything.Thread(ctx, chained, voting.ThreadQuery{Top: 1, Replies: 1, Depth: voting.MaxThreadDepth})
+		if err == nil && len(nodes) != 1 {
+			err = fmt.Errorf("the chain's thread has %d comments on the article, want 1", len(nodes))
+		}
+		return err
+	})
+	phase("calls of a user with 1,000,000 comments", func() error {
+		if _, err := everything.PostComment(ctx, "prolific", chained, "", "once more"); err != nil {
+			return err
+		}
+		_, _, err := everything.UserComments(ctx, "prolific", voting.Paging{Page: userComments / everything.PageSize()})
+		return err
+	})
+	phase("deleting an article with 100,000 comments", func() error {
+		if err := everything.DeleteArticle(ctx, discussed); err != nil {
+			return err
+		}
+		if n := e.int("EXISTS", e.key("thread:"+discussed)); n != 0 {
+			return fmt.Errorf("the deleted article's thread is left")
+		}
+		return nil
 	})
 	e.clock.set(e.clock.Now().Add(31 * 24 * time.Hour))
 	phase("window listings after a month", func() error {
@@ -680,4 +767,69 @@ func fillOneLink(e *env, link string, n int) error {
 	}
 	e.do("SET", e.key("article:"), n)
 	return nil
+}
+
+// The stall test's largest discussion: a thread of manyComments comments
+// on one article, a chain of replies deepChain deep on another (each
+// comment but the last a tombstone), and a user with userComments
+// comments.
+const (
+	manyComments = 100_000
+	deepChain    = 10_000
+	userComments = 1_000_000
+)
+
+// addComments writes n comments on the article id from the comment id
+// first up, as PostComment lays them out: on the article itself, or with
+// chain each a reply to the one before, all but the last deleted (the
+// tombstones of a discussion whose every comment but the deepest went).
+// Each is posted a millisecond after the one before, by poster.
+func addComments(e *env, id string, first, n int, chain bool, poster string) error {
+	k := schema.NewKeys(e.prefix)
+	at := unix(e.clock.Now())
+	return e.pipelined(func(send func(cmd string, args ...any)) {
+		live := 0
+		for i := range n {
+			cid := strconv.Itoa(first + i)
+			member, posted := k.CommentHash(cid), strconv.FormatFloat(at+float64(i)/1000, 'f', -1, 64)
+			parent, parentName, depth := "", schema.ParentName(id, ""), 0
+			if chain && i > 0 {
+				parent, parentName, depth = strconv.Itoa(first+i-1), schema.ParentName(id, strconv.Itoa(first+i-1)), i
+			}
+			fields := []any{member, "article", id, "parent", parent, "time", posted, "votes", 1, "depth", depth}
+			if chain && i < n-1 {
+				fields = append(fields, "deleted", "1", "replies", 1)
+			} else {
+				fields = append(fields, "poster", poster, "body", "a comment")
+				send("ZADD", k.UserComments(poster), posted, member)
+				send("SADD", k.CommentVoted(cid), poster)
+				send("PEXPIRE", k.CommentVoted(cid), voting.DefaultCutoff.Milliseconds())
+				live++
+			}
+			send("HSET", fields...)
+			for _, kind := range schema.CommentKinds {
+				value := map[schema.Kind]string{schema.KindBest: "0.37844750322520615", schema.KindNet: "1", schema.KindTime: posted,
+					schema.KindControversy: "0"}[kind]
+				send("ZADD", k.Replies(kind, parentName), value, member)
+			}
+			send("ZADD", k.Thread(id), posted, member)
+		}
+		send("HINCRBY", k.ArticleHash(id), "comments", live)
+		send("SET", k.CommentCounter(), first+n-1)
+	})
+}
+
+// addUserComments puts n entries in user's comments, as a user who has
+// posted that many has them; the comments' hashes are not written.
+func addUserComments(e *env, user string, n int) error {
+	k := schema.NewKeys(e.prefix)
+	return e.pipelined(func(send func(cmd string, args ...any)) {
+		for i := 0; i < n; i += 1000 {
+			args := []any{k.UserComments(user)}
+			for j := i; j < min(i+1000, n); j++ {
+				args = append(args, j, k.CommentHash("u"+strconv.Itoa(j)))
+			}
+			send("ZADD", args...)
+		}
+	})
 }

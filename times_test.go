@@ -107,7 +107,7 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Article(%s) = %+v, want %+v", a, got, want)
 			}
-			wantJSON := fmt.Sprintf(`{"id":"%s","title":"a","link":"https://example.com/a","poster":"alice","posted":"%s","points":2,"upvotes":2,"downvotes":0,"rankingScore":%d,"groups":["g"]}`,
+			wantJSON := fmt.Sprintf(`{"id":"%s","title":"a","link":"https://example.com/a","poster":"alice","posted":"%s","points":2,"upvotes":2,"downvotes":0,"rankingScore":%d,"comments":0,"groups":["g"]}`,
 				a, at.Format(time.RFC3339), sec+2*432)
 			if j, err := json.Marshal(got); err != nil || string(j) != wantJSON {
 				t.Errorf("json.Marshal(Article(%s)) = %s, %v; want %s", a, j, err, wantJSON)

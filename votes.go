@@ -116,13 +116,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			err = failed(err, "vote on article "+idText(articleID))
 		}
 	}()
-	if err := checkUser(user); err != nil {
-		return err
-	}
-	if err := checkID(articleID); err != nil {
-		return err
-	}
-	if err := checkDirection(dir); err != nil {
+	if err := checkBallot(user, articleID, dir); err != nil {
 		return err
 	}
 	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
@@ -147,6 +141,18 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 		return errs.Of(errs.ErrVotingClosed, "the article is older than "+ns.cutoff.String())
 	}
 	return st.Err()
+}
+
+// checkBallot checks a vote's user, item id and direction, of an article
+// or a comment.
+func checkBallot(user, id string, dir Direction) error {
+	if err := checkUser(user); err != nil {
+		return err
+	}
+	if err := checkID(id); err != nil {
+		return err
+	}
+	return checkDirection(dir)
 }
 
 // voteCall is vote.lua's run for user's vote on an article at now. The

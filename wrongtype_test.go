@@ -51,6 +51,11 @@ func wrongTypeSite(e *env) {
 	e.post("alice", "second", "g2")
 	e.vote("bob", "1", voting.Up)
 	e.vote("carol", "1", voting.Down)
+	// Comment 1 by bob on article 1; comment 2 by carol, a reply to it,
+	// down-voted by dave.
+	e.comment("bob", "1", "", "first")
+	e.comment("carol", "1", "1", "a reply")
+	e.voteComment("dave", "2", voting.Down)
 	e.advance(time.Minute)
 }
 
@@ -83,11 +88,12 @@ func keyedOps() []keyedOp {
 		{name: "RemoveFromGroups", call: func(e *env) error { return e.store.RemoveFromGroups(ctx, "1", "g1") }},
 		{name: "DeleteArticle", call: func(e *env) error { return e.store.DeleteArticle(ctx, "1") },
 			// A voter's history is cleared after the article is gone, and
-			// one of the wrong type holds no entry to clear.
-			passes: []string{"history:alice", "history:bob", "history:carol"}},
+			// one of the wrong type holds no entry to clear. Its comments
+			// go in steps after it.
+			passes: []string{"history:alice", "history:bob", "history:carol"}, steps: true},
 		{name: "DeleteArticle in steps", setup: func(e *env) { voting.SetHistoryBatch(e.store, 1) },
 			call:   func(e *env) error { return e.store.DeleteArticle(ctx, "1") },
-			passes: []string{"history:alice", "history:bob", "history:carol"}},
+			passes: []string{"history:alice", "history:bob", "history:carol"}, steps: true},
 		{name: "Reindex", setup: func(e *env) {
 			for _, k := range e.keys() {
 				if name := strings.TrimPrefix(k, e.prefix); name != "score:" && name != "time:" &&
@@ -142,6 +148,35 @@ func keyedOps() []keyedOp {
 			return err
 		},
 			reads: []string{"posts:alice"}},
+		{name: "PostComment", call: func(e *env) error { _, err := e.store.PostComment(ctx, "dave", "1", "1", "hi"); return err },
+			reads: []string{"score:"}},
+		{name: "VoteComment up", call: func(e *env) error { return e.store.VoteComment(ctx, "dave", "1", voting.Up) }},
+		{name: "VoteComment first down-vote", call: func(e *env) error { return e.store.VoteComment(ctx, "erin", "1", voting.Down) },
+			reads: []string{"cvoted:1"}},
+		{name: "VoteComment switch", call: func(e *env) error { return e.store.VoteComment(ctx, "dave", "2", voting.Up) }},
+		{name: "EditComment", call: func(e *env) error { return e.store.EditComment(ctx, "1", "edited") }},
+		{name: "DeleteComment to a tombstone", call: func(e *env) error { return e.store.DeleteComment(ctx, "1") }},
+		{name: "DeleteComment whole", call: func(e *env) error { return e.store.DeleteComment(ctx, "2") }},
+		{name: "Comment", call: func(e *env) error { _, err := e.store.Comment(ctx, "1"); return err },
+			reads: []string{"comment:1"}},
+		{name: "Comments", call: func(e *env) error {
+			_, err := two(e.store.Comments(ctx, "1", voting.CommentQuery{Paging: voting.Paging{Page: 1}}))
+			return err
+		},
+			reads: []string{"replies:best:article:1", "article:1", "comment:1"}},
+		{name: "Comments of a parent by cursor", call: func(e *env) error {
+			_, err := two(e.store.Comments(ctx, "1", voting.CommentQuery{Parent: "1", Order: voting.CommentsByOld}))
+			return err
+		}, reads: []string{"replies:time:comment:1", "comment:1", "comment:2"}},
+		{name: "Thread", call: func(e *env) error { _, _, err := e.store.Thread(ctx, "1", voting.ThreadQuery{}); return err },
+			reads: []string{"replies:best:article:1", "article:1", "comment:1", "replies:best:comment:1", "comment:2"}},
+		{name: "UserComments", call: func(e *env) error {
+			_, err := two(e.store.UserComments(ctx, "carol", voting.Paging{Page: 1}))
+			return err
+		},
+			reads: []string{"usercomments:carol", "comment:2"}},
+		{name: "UserCommentVotes", call: func(e *env) error { _, err := e.store.UserCommentVotes(ctx, "dave", "1", "2"); return err },
+			reads: []string{"cvoted:1", "cvoted:2", "cdownvoted:2"}},
 		{name: "Groups", call: func(e *env) error { _, err := two(e.store.Groups(ctx, voting.Paging{Page: 1})); return err },
 			reads: []string{"groupsizes:"}},
 		{name: "CountGroups", call: func(e *env) error { _, err := e.store.CountGroups(ctx); return err },

@@ -63,3 +63,17 @@ func IsWrongType(err error) bool {
 	var rerr redis.Error
 	return errors.As(err, &rerr) && strings.HasPrefix(string(rerr), "WRONGTYPE")
 }
+
+// A namedError is a sentinel in other words: errors.Is finds the
+// sentinel, and its text is its own.
+type namedError struct {
+	kind error
+	text string
+}
+
+func (e *namedError) Error() string { return e.text }
+func (e *namedError) Unwrap() error { return e.kind }
+
+// NotFound is ErrNotFound for a thing other than an article: "voting:
+// comment not found".
+func NotFound(what string) error { return &namedError{ErrNotFound, Prefix + what + " not found"} }

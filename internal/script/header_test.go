@@ -32,6 +32,11 @@ var argumentsOf = map[string]func() caller{
 	"reindex_done.lua":   func() caller { return &ReindexDone{} },
 	"after.lua":          func() caller { return &After{} },
 	"edit.lua":           func() caller { return &Edit{} },
+	"comment_post.lua":   func() caller { return &CommentPost{} },
+	"comment_vote.lua":   func() caller { return &CommentVote{} },
+	"comment_delete.lua": func() caller { return &CommentDelete{} },
+	"comment_edit.lua":   func() caller { return &CommentEdit{} },
+	"comment_purge.lua":  func() caller { return &CommentPurge{} },
 }
 
 type caller interface{ Call() Call }

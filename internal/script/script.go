@@ -90,6 +90,11 @@ var (
 	settings      = load("settings.lua")
 	rescore       = load("rescore.lua")
 	edit          = loadVariants("edit.lua")
+	commentPost   = load("comment_post.lua")
+	commentVote   = load("comment_vote.lua")
+	commentDelete = load("comment_delete.lua")
+	commentEdit   = load("comment_edit.lua")
+	commentPurge  = load("comment_purge.lua")
 )
 
 // All are the scripts, for tests that check each: of one with hooks, its
@@ -98,7 +103,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		edit.of(every), settings, rescore}
+		edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of
@@ -116,7 +121,7 @@ func Variants() []*Script {
 // every kind of index uses, then each kind's (schema.Indexes' Lib), in the
 // order of the kinds.
 var libraryFiles = func() []string {
-	files := []string{"args", "numbers", "journal", "hooks", "marks", "settings", "articles", "reindex", "cursors", "windows"}
+	files := []string{"args", "numbers", "journal", "ballots", "hooks", "marks", "settings", "articles", "reindex", "cursors", "windows"}
 	for _, ix := range schema.Indexes {
 		if ix.Lib != "" && !slices.Contains(files, ix.Lib) {
 			files = append(files, ix.Lib)

@@ -82,48 +82,11 @@ if now >= closes then
 	return 'closed'
 end
 
--- The user's vote now. A set whose count is zero has no member to find.
-local isUp, isDown
-isUp, bad = try('SISMEMBER', voted, user)
+-- The user's vote now, and what this one changes.
+local up, down, isUp, isDown, downRead
+up, down, isUp, isDown, downRead, bad = ballot(voted, downvoted, user, ups, downs, dir)
 if bad then
 	return bad
-end
-local downRead = downs > 0
-isDown = 0
-if downRead then
-	isDown, bad = try('SISMEMBER', downvoted, user)
-	if bad then
-		return bad
-	end
-end
--- The sets whose counts say they exist, and that no read has found.
-local upSet, downSet = ups > 0 and isUp == 0, downs > 0 and isDown == 0
-if upSet and downSet then
-	if redis.call('EXISTS', voted, downvoted) < 2 then
-		return 'closed'
-	end
-elseif (upSet or downSet) and redis.call('EXISTS', upSet and voted or downvoted) == 0 then
-	return 'closed'
-end
-
-local up, down -- the change of each counter
-if dir == 'up' then
-	if isUp == 1 then
-		return 'unchanged'
-	end
-	up, down = 1, -isDown
-elseif dir == 'down' then
-	if isDown == 1 then
-		return 'unchanged'
-	end
-	up, down = -isUp, 1
-elseif dir == 'none' then
-	if isUp + isDown == 0 then
-		return 'unchanged'
-	end
-	up, down = -isUp, -isDown
-else
-	error('voting: unknown vote direction ' .. quote(tostring(dir)))
 end
 local net = up - down -- -2, -1, 1 or 2: never 0
 local scoreChange = net == -2 and minusTwo or net == -1 and minusOne or net == 1 and plusOne or plusTwo
@@ -183,11 +146,9 @@ end
 -- Then, if this vote creates it, the down-voter set; the hooks' writes
 -- to keys no read has proven; then the user's history, whose first write
 -- is the last that can be refused.
-if down > 0 and not downRead then
-	bad = join(downvoted, user)
-	if bad then
-		return bad
-	end
+bad = joinDown(downvoted, user, down, downRead)
+if bad then
+	return bad
 end
 if plans then
 	bad = undoable(plans)
@@ -214,32 +175,7 @@ if history then
 end
 
 redis.call('ZINCRBY', byScore, scoreChange, member)
--- A voter set this vote creates expires when voting closes.
-local ttl = (up > 0 and ups == 0 or down > 0 and downs == 0) and string.format('%d', math.ceil((closes - now) * 1000))
-if up > 0 then
-	redis.call('SADD', voted, user)
-	if ups == 0 then
-		redis.call('PEXPIRE', voted, ttl)
-	end
-elseif up < 0 then
-	redis.call('SREM', voted, user)
-end
-if down > 0 then
-	if downRead then
-		redis.call('SADD', downvoted, user)
-	end
-	if downs == 0 then
-		redis.call('PEXPIRE', downvoted, ttl)
-	end
-elseif down < 0 then
-	redis.call('SREM', downvoted, user)
-end
-if up ~= 0 then
-	redis.call('HINCRBY', hash, 'votes', up)
-end
-if down ~= 0 then
-	redis.call('HINCRBY', hash, 'downvotes', down)
-end
+tally(hash, voted, downvoted, user, up, down, ups, downs, downRead, closes - now)
 if plans then
 	written(plans)
 end

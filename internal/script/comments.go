@@ -1,0 +1,120 @@
+package script
+
+// This file holds the arguments of the comments' scripts: each struct
+// names its script's header entries in order (the header, and the comment
+// under it, say what each is).
+
+// CommentPost are comment_post.lua's KEYS and ARGV.
+type CommentPost struct {
+	Counter string `lua:"counter"`
+	Article string `lua:"article"`
+	ByScore string `lua:"byScore"`
+	Config  string `lua:"settings"`
+	Thread  string `lua:"thread"`
+	Posts   string `lua:"posts"`
+	Parent  string `lua:"parent"` // sent with a ParentID
+
+	Gen           string   `lua:"gen"`
+	ArticleMember string   `lua:"articleMember"`
+	ArticleID     string   `lua:"articleID"`
+	ParentID      string   `lua:"parentID"`
+	CommentPrefix string   `lua:"commentPrefix"`
+	VotedPrefix   string   `lua:"votedPrefix"`
+	RepliesPrefix string   `lua:"repliesPrefix"`
+	Poster        string   `lua:"poster"`
+	Body          string   `lua:"body"`
+	Posted        string   `lua:"posted"`
+	CutoffMillis  int64    `lua:"cutoffMillis"`
+	MaxDepth      int      `lua:"maxDepth"`
+	Kinds         []string `lua:"kinds"`
+}
+
+// Call is the run of comment_post.lua with these arguments.
+func (p *CommentPost) Call() Call {
+	keys := []string{p.Counter, p.Article, p.ByScore, p.Config, p.Thread, p.Posts}
+	if p.ParentID != "" {
+		keys = append(keys, p.Parent)
+	}
+	args := []any{p.Gen, p.ArticleMember, p.ArticleID, p.ParentID, p.CommentPrefix, p.VotedPrefix, p.RepliesPrefix,
+		p.Poster, p.Body, p.Posted, p.CutoffMillis, p.MaxDepth}
+	return Call{Script: commentPost, Keys: keys, Args: appendNames(args, p.Kinds)}
+}
+
+// CommentVote are comment_vote.lua's KEYS and ARGV.
+type CommentVote struct {
+	Hash      string `lua:"hash"`
+	Voted     string `lua:"voted"`
+	Downvoted string `lua:"downvoted"`
+	Config    string `lua:"settings"`
+
+	Member        string   `lua:"member"`
+	User          string   `lua:"user"`
+	Dir           any      `lua:"dir"`
+	NowText       string   `lua:"nowText"`
+	Gen           string   `lua:"gen"`
+	Cutoff        string   `lua:"cutoff"`
+	RepliesPrefix string   `lua:"repliesPrefix"`
+	Kinds         []string `lua:"kinds"`
+}
+
+// Call is the run of comment_vote.lua with these arguments.
+func (v *CommentVote) Call() Call {
+	args := []any{v.Member, v.User, v.Dir, v.NowText, v.Gen, v.Cutoff, v.RepliesPrefix}
+	return Call{Script: commentVote, Keys: []string{v.Hash, v.Voted, v.Downvoted, v.Config}, Args: appendNames(args, v.Kinds)}
+}
+
+// CommentDelete are comment_delete.lua's KEYS and ARGV.
+type CommentDelete struct {
+	Hash      string `lua:"hash"`
+	Voted     string `lua:"voted"`
+	Downvoted string `lua:"downvoted"`
+
+	Member          string   `lua:"member"`
+	CommentPrefix   string   `lua:"commentPrefix"`
+	VotedPrefix     string   `lua:"votedPrefix"`
+	DownvotedPrefix string   `lua:"downvotedPrefix"`
+	RepliesPrefix   string   `lua:"repliesPrefix"`
+	ArticlePrefix   string   `lua:"articlePrefix"`
+	ThreadPrefix    string   `lua:"threadPrefix"`
+	PostsPrefix     string   `lua:"postsPrefix"`
+	MaxClimb        int      `lua:"maxClimb"`
+	Kinds           []string `lua:"kinds"`
+}
+
+// Call is the run of comment_delete.lua with these arguments.
+func (d *CommentDelete) Call() Call {
+	args := []any{d.Member, d.CommentPrefix, d.VotedPrefix, d.DownvotedPrefix, d.RepliesPrefix, d.ArticlePrefix,
+		d.ThreadPrefix, d.PostsPrefix, d.MaxClimb}
+	return Call{Script: commentDelete, Keys: []string{d.Hash, d.Voted, d.Downvoted}, Args: appendNames(args, d.Kinds)}
+}
+
+// CommentEdit are comment_edit.lua's KEYS and ARGV.
+type CommentEdit struct {
+	Hash string `lua:"hash"`
+	Body string `lua:"body"`
+}
+
+// Call is the run of comment_edit.lua with these arguments.
+func (e *CommentEdit) Call() Call {
+	return Call{Script: commentEdit, Keys: []string{e.Hash}, Args: []any{e.Body}}
+}
+
+// CommentPurge are comment_purge.lua's KEYS and ARGV.
+type CommentPurge struct {
+	Thread string `lua:"thread"`
+
+	ArticleName     string   `lua:"articleName"`
+	CommentPrefix   string   `lua:"commentPrefix"`
+	VotedPrefix     string   `lua:"votedPrefix"`
+	DownvotedPrefix string   `lua:"downvotedPrefix"`
+	RepliesPrefix   string   `lua:"repliesPrefix"`
+	PostsPrefix     string   `lua:"postsPrefix"`
+	Batch           int      `lua:"batch"`
+	Kinds           []string `lua:"kinds"`
+}
+
+// Call is the run of comment_purge.lua with these arguments.
+func (p *CommentPurge) Call() Call {
+	args := []any{p.ArticleName, p.CommentPrefix, p.VotedPrefix, p.DownvotedPrefix, p.RepliesPrefix, p.PostsPrefix, p.Batch}
+	return Call{Script: commentPurge, Keys: []string{p.Thread}, Args: appendNames(args, p.Kinds)}
+}

@@ -1,0 +1,94 @@
+-- comment_purge.lua: takes away up to batch comments of a deleted article,
+-- the first of its thread: each comment's hash, voter sets, entries in its
+-- parent's indexes and in its poster's comments; and once the thread is
+-- empty, what is left of the article's own indexes of its comments. It answers the number
+-- of comments left, and after a space the number it took.
+--
+-- KEYS: thread
+-- ARGV: articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       postsPrefix batch:num kinds[name]
+--
+-- articleName is the article's name in the names of its indexes
+-- ("article:7"). The posters' keys are made here from their prefix, and
+-- read before any write.
+
+-- checked reads each of keys as the type each is, read; a key of the
+-- wrong type gives the reply to return.
+local function checked(keys, read)
+	for _, key in ipairs(keys) do
+		local _, bad = try(read, key)
+		if bad then
+			return bad
+		end
+	end
+end
+
+-- indexes are the indexes of the children of the parent name.
+local function indexes(name)
+	local keys = {}
+	for k = 1, kinds.n do
+		keys[k] = repliesPrefix .. kinds.name[k] .. ':' .. name
+	end
+	return keys
+end
+
+local members, bad = try('ZRANGEBYSCORE', thread, '-inf', '+inf', 'LIMIT', 0, batch)
+if bad then
+	return bad
+end
+-- Each comment leaves its parent's indexes, so that no index is left to
+-- delete whole: a parent with many replies loses them a batch at a time.
+local posters, parents, keys = {}, {}, {}
+for i, member in ipairs(members) do
+	local f
+	f, bad = try('HMGET', member, 'poster', 'parent')
+	if bad then
+		return bad
+	end
+	local poster = f[1]
+	if poster then
+		bad = checked({postsPrefix .. poster}, 'ZCARD')
+		if bad then
+			return bad
+		end
+	end
+	posters[i] = poster or false
+	parents[i] = indexes((f[2] and f[2] ~= '') and ('comment:' .. f[2]) or articleName)
+	local id = string.sub(member, #commentPrefix + 1)
+	local voters = {votedPrefix .. id, downvotedPrefix .. id}
+	bad = checked(voters, 'SCARD') or checked(parents[i], 'ZCARD')
+	if bad then
+		return bad
+	end
+	keys[#keys + 1] = member
+	for _, key in ipairs(voters) do
+		keys[#keys + 1] = key
+	end
+end
+local left = redis.call('ZCARD', thread) - #members
+if left == 0 then
+	bad = checked(indexes(articleName), 'ZCARD')
+	if bad then
+		return bad
+	end
+end
+
+if #keys > 0 then
+	redis.call('DEL', unpack(keys))
+end
+for i, member in ipairs(members) do
+	if posters[i] then
+		redis.call('ZREM', postsPrefix .. posters[i], member)
+	end
+	for _, key in ipairs(parents[i]) do
+		redis.call('ZREM', key, member)
+	end
+end
+if #members > 0 then
+	redis.call('ZREM', thread, unpack(members))
+end
+if left == 0 then
+	-- Empty now, unless they held what no comment of the thread was.
+	redis.call('DEL', unpack(indexes(articleName)))
+end
+return tostring(left) .. ' ' .. tostring(#members)
