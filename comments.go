@@ -805,7 +805,7 @@ func (s *Store) Thread(ctx context.Context, articleID string, t ThreadQuery) (no
 				for _, m := range sl.members {
 					cmds = append(cmds, s.hmget(m))
 					if read {
-						cmds = append(cmds, rangeCmd(schema.CommentPart+s.commentID(m), t.Replies))
+						cmds = append(cmds, rangeCmd(schema.ParentName("", s.commentID(m)), t.Replies))
 					}
 				}
 			}

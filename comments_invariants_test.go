@@ -39,7 +39,7 @@ type storedComment struct {
 //   - the article's comments field counts its comments not deleted;
 //   - usercomments:<user> holds exactly the user's comments not deleted,
 //     by time;
-//   - cvoted:/cdownvoted: sets belong to comments not deleted, have a time
+//   - comment-up:/comment-down: sets belong to comments not deleted, have a time
 //     to live, and while voting is open their sizes are the counters, with
 //     no user in both.
 func (e *env) checkComments(c redis.Conn, all []string, articles map[string]articleCounts, now time.Time, cutoff time.Duration,
@@ -96,7 +96,7 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 		}
 	}
 
-	children := map[string][]*storedComment{} // by parent name: "article:7", "comment:12"
+	children := map[string][]*storedComment{} // by parent name: "a:7", "c:12"
 	live := map[string]int64{}                // an article member's comments not deleted
 	inThread := map[string]map[string]float64{}
 	byUser := map[string]map[string]float64{}
@@ -137,7 +137,7 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 		}
 	}
 	for id, sc := range comments {
-		if n := int64(len(children[schema.CommentPart+id])); sc.replies != n {
+		if n := int64(len(children[schema.ParentName("", id)])); sc.replies != n {
 			fail("comment %s counts %d replies, has %d", id, sc.replies, n)
 		}
 	}
@@ -253,12 +253,12 @@ func TestInvariantCheckerFindsEachCommentBreak(t *testing.T) {
 		corrupt func(e *env, article, top, reply string)
 	}{
 		{"votes without a voter", func(e *env, _, top, _ string) { e.do("HINCRBY", e.key("comment:"+top), "votes", 1) }},
-		{"voter without a vote", func(e *env, _, top, _ string) { e.do("SADD", e.key("cvoted:"+top), "ghost") }},
+		{"voter without a vote", func(e *env, _, top, _ string) { e.do("SADD", e.key("comment-up:"+top), "ghost") }},
 		{"index value off", func(e *env, a, top, _ string) {
-			e.do("ZINCRBY", e.key("replies:net:article:"+a), 1, e.key("comment:"+top))
+			e.do("ZINCRBY", e.key("replies:net:a:"+a), 1, e.key("comment:"+top))
 		}},
 		{"index missing a comment", func(e *env, a, top, _ string) {
-			e.do("ZREM", e.key("replies:best:article:"+a), e.key("comment:"+top))
+			e.do("ZREM", e.key("replies:best:a:"+a), e.key("comment:"+top))
 		}},
 		{"reply count off", func(e *env, _, top, _ string) { e.do("HINCRBY", e.key("comment:"+top), "replies", 1) }},
 		{"article's count off", func(e *env, a, _, _ string) { e.do("HINCRBY", e.article(a), "comments", 1) }},
@@ -273,7 +273,7 @@ func TestInvariantCheckerFindsEachCommentBreak(t *testing.T) {
 			e.do("HDEL", e.key("comment:"+reply), "poster", "body")
 		}},
 		{"counter behind a comment", func(e *env, _, _, _ string) { e.do("SET", e.key("comment:"), 0) }},
-		{"index of no comment", func(e *env, _, _, _ string) { e.do("ZADD", e.key("replies:net:comment:99"), 1, "x") }},
+		{"index of no comment", func(e *env, _, _, _ string) { e.do("ZADD", e.key("replies:net:c:99"), 1, "x") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,21 +63,21 @@ func TestPostCommentStoresTheComment(t *testing.T) {
 	if got := e.str("HGET", e.article(a), "comments"); got != "2" {
 		t.Errorf("the article's comments = %q, want 2", got)
 	}
-	if got := e.strs("SMEMBERS", e.key("cvoted:"+reply)); len(got) != 1 || got[0] != "carol" {
+	if got := e.strs("SMEMBERS", e.key("comment-up:"+reply)); len(got) != 1 || got[0] != "carol" {
 		t.Errorf("the reply's up-voters = %v, want the poster", got)
 	}
-	if ttl := e.pttl(e.key("cvoted:" + reply)); ttl <= 0 || ttl > voting.DefaultCutoff {
+	if ttl := e.pttl(e.key("comment-up:" + reply)); ttl <= 0 || ttl > voting.DefaultCutoff {
 		t.Errorf("the reply's voter set expires in %v, want within the cutoff", ttl)
 	}
 	for _, kind := range []string{"best", "net", "time", "controversy"} {
-		if got := e.zset(e.key("replies:" + kind + ":comment:" + top)); len(got) != 1 || !strings.HasPrefix(got[0], e.key("comment:"+reply)+"=") {
+		if got := e.zset(e.key("replies:" + kind + ":c:" + top)); len(got) != 1 || !strings.HasPrefix(got[0], e.key("comment:"+reply)+"=") {
 			t.Errorf("replies:%s of the parent = %v, want the reply", kind, got)
 		}
 	}
-	if got := e.zscore(e.key("replies:net:article:"+a), e.key("comment:"+top)); got != 1 {
+	if got := e.zscore(e.key("replies:net:a:"+a), e.key("comment:"+top)); got != 1 {
 		t.Errorf("the comment's net votes = %v, want 1", got)
 	}
-	if got := e.zscore(e.key("replies:time:article:"+a), e.key("comment:"+top)); got != posted-1 {
+	if got := e.zscore(e.key("replies:time:a:"+a), e.key("comment:"+top)); got != posted-1 {
 		t.Errorf("the comment's time = %v, want %v", got, posted-1)
 	}
 	if got := e.zset(e.key("usercomments:carol")); len(got) != 1 || got[0] != e.key("comment:"+reply)+"="+strconv.FormatFloat(posted, 'f', -1, 64) {
@@ -342,7 +342,7 @@ func TestDeleteCommentLeavesATombstoneOrNothing(t *testing.T) {
 	if err != nil || c != want {
 		t.Errorf("the tombstone = %+v, %v; want %+v", c, err, want)
 	}
-	if e.exists(e.key("cvoted:"+mid)) || e.exists(e.key("cdownvoted:"+mid)) {
+	if e.exists(e.key("comment-up:"+mid)) || e.exists(e.key("comment-down:"+mid)) {
 		t.Error("the tombstone keeps its voters")
 	}
 	page, _, err := e.store.Comments(ctx, a, voting.CommentQuery{Parent: top, Paging: voting.Paging{Page: 1}})
@@ -388,7 +388,7 @@ func TestDeleteCommentLeavesATombstoneOrNothing(t *testing.T) {
 	for _, k := range e.keys() {
 		name := strings.TrimPrefix(k, e.prefix)
 		if strings.HasPrefix(name, "comment:") && name != "comment:" || strings.HasPrefix(name, "replies:") ||
-			strings.HasPrefix(name, "thread:") || strings.HasPrefix(name, "usercomments:") || strings.HasPrefix(name, "cvoted:") {
+			strings.HasPrefix(name, "thread:") || strings.HasPrefix(name, "usercomments:") || strings.HasPrefix(name, "comment-up:") {
 			t.Errorf("%s is left once every comment is deleted", k)
 		}
 	}

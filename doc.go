@@ -96,6 +96,25 @@
 // directly, and so does every page: times are kept to the years 1 to 9999,
 // which JSON can carry, and scores finite.
 //
+// # Comments
+//
+// [Store.PostComment] posts a comment on an article, or a reply to one of
+// its comments at any depth (to MaxCommentDepth), which starts with its
+// poster's up-vote; [Store.VoteComment] votes on it as Vote does on an
+// article, [Store.UserCommentVotes] reads a user's arrows for a page of
+// them, [Store.EditComment] sets its body. [Store.Comments] reads an
+// article's comments, or a comment's replies, a page at a time by number
+// or cursor, in a CommentOrder: best (the Wilson lower bound, as ByBest),
+// top, new, old or controversial, each an index kept in the write that
+// moves it. [Store.Thread] reads the first screen of a discussion as a
+// tree, each node with the count of its replies not read, in depth + 2
+// round trips whatever the thread's size. Article.Comments counts an
+// article's comments with every listing. [Store.DeleteComment] leaves a
+// comment with replies as a tombstone (Comment.Deleted, no poster, no
+// body) and takes one without replies away; DeleteArticle takes the whole
+// discussion, in bounded steps. [Store.UserComments] lists a user's
+// comments, newest first.
+//
 // # The namespace's settings
 //
 // What a namespace stores is its own, kept in Redis beside its data (the
@@ -334,6 +353,16 @@
 //	                              time after the user's last vote
 //	deleted:voted:<id>    set     the voter sets of a deleted article whose voters'
 //	deleted:downvoted:<id>        histories DeleteArticle has yet to clear
+//	comment:<id>          hash    a comment (PostComment): article, parent, poster,
+//	                              body, time, votes, downvotes, replies, depth,
+//	                              deleted; comment: is the counter of their ids
+//	comment-up:<id>       set     a comment's up-voters, and comment-down:<id> its
+//	                              down-voters; each expires at the cutoff
+//	replies:<kind>:a:<id> zset    the comments on an article, replies:<kind>:c:<id>
+//	                              the replies to a comment, scored by best, net, time
+//	                              and controversy
+//	thread:<id>           zset    an article's comments by time
+//	usercomments:<user>   zset    a user's comments by time
 //
 // Times are decimal Unix seconds, as the book's Python writes them, of the
 // years 1 to 9999; counters are decimal integers of at most 18 digits; scores
@@ -343,8 +372,8 @@
 //
 // A prefix is at most MaxPrefixLen printable bytes, with no spaces. New
 // refuses one (ErrInvalid) under which another namespace's keys could fall:
-// one that contains "history:" or "posts:" or ends in "deleted:", "down" or
-// "live:" (under "", the live index live:score:news would be prefix
+// one that contains "history:", "posts:" or "usercomments:" or ends in
+// "deleted:", "down" or "live:" (under "", the live index live:score:news would be prefix
 // "live:"'s cached listing score:news). A prefix holding a hash tag, such as
 // "{news}:", puts the whole namespace in one Redis Cluster slot, so that each
 // script stays one atomic step there; group names hold no braces, so the

@@ -106,6 +106,17 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"reindexProgress", fixed(k.ReindexProgress()), ""},
 		{"indexedHash", fixed(k.IndexedHash()), ""},
 		{"settings", fixed(k.Settings()), ""},
+		{"commentCounter", fixed(k.CommentCounter()), ""},
+		{"commentHash", k.CommentHash, "id"},
+		{"commentVoted", k.CommentVoted, "id"},
+		{"commentDownvoted", k.CommentDownvoted, "id"},
+		{"thread", k.Thread, "id"},
+		{"userComments", k.UserComments, "user"},
+	}
+	for _, kind := range schema.CommentKinds {
+		makers = append(makers,
+			KeyMaker{"replies of an article " + string(kind), func(id string) string { return k.Replies(kind, schema.ArticleParent+id) }, "id"},
+			KeyMaker{"replies of a comment " + string(kind), func(id string) string { return k.Replies(kind, schema.CommentParent+id) }, "id"})
 	}
 	for i := range schema.Orders {
 		o := Order(i)

@@ -90,6 +90,25 @@ import (
 //	trimmed:              hash    also the marks of live top-of-window indexes, in the
 //	                              field "<order>:<name>" ("top-week:news")
 //
+// Comments (PostComment), each another votable item, with members
+// comment:<id>:
+//
+//	comment:              string  counter; INCR gives the next comment id
+//	comment:<id>          hash    article, parent (a comment id, "" for a comment on the
+//	                              article), poster, body, time, votes, downvotes,
+//	                              replies (its direct replies), depth (0 on the
+//	                              article); deleted "1" for a tombstone, which has no
+//	                              poster and no body
+//	comment-up:<id>       set     users who up-voted the comment; expires at the cutoff
+//	comment-down:<id>     set     users who down-voted it; expires at the cutoff
+//	replies:<kind>:a:<id> zset    the comments on article <id>, and replies:<kind>:c:<id>
+//	                              the replies to comment <id>, scored by kind: best (the
+//	                              Wilson lower bound), net (up - down), time (posting
+//	                              time), controversy; the comment orders read them
+//	thread:<id>           zset    every comment of article <id>, scored by posting time
+//	usercomments:<user>   zset    the user's comments not deleted, by posting time
+//	article:<id>          hash    field comments = its comments not deleted
+//
 // The downvoted set and the downvotes field are this package's additions; the
 // book's code never reads them, and a hash without downvotes has none. Once
 // a voter set has expired (its counter is above zero and the set is gone),
@@ -132,6 +151,15 @@ var keyShapes = func() []keyShape {
 		{schema.PendingPart + schema.VotedPart, idTail}, {schema.PendingPart + schema.DownvotedPart, idTail},
 		{schema.TrimmedPart, noTail}, {schema.ReindexPart, noTail}, {schema.IndexedPart, noTail},
 		{schema.SettingsPart, noTail},
+	}
+	shapes = append(shapes,
+		keyShape{schema.CommentPart, noTail}, keyShape{schema.CommentPart, idTail},
+		keyShape{schema.CommentVotedPart, idTail}, keyShape{schema.CommentDownvotedPart, idTail},
+		keyShape{schema.ThreadPart, idTail}, keyShape{schema.UserCommentsPart, userTail})
+	for _, kind := range schema.CommentKinds {
+		for _, parent := range []string{schema.ArticleParent, schema.CommentParent} {
+			shapes = append(shapes, keyShape{schema.RepliesPart + string(kind) + ":" + parent, idTail})
+		}
 	}
 	for _, ix := range schema.Indexes {
 		for _, part := range ix.Parts {

@@ -96,7 +96,7 @@ func defaultConfig() config {
 // slot. The default, "", is the book's exact key layout.
 //
 // A prefix is refused when a key of another namespace could be one of its
-// keys: when it contains "history:" or "posts:" (the history of user
+// keys: when it contains "history:", "posts:" or "usercomments:" (the history of user
 // "score:" under "" would be prefix "history:"'s score index) or ends in
 // "deleted:", "down"
 // or "live:" (news-downvoted:7, under "news-", would be prefix

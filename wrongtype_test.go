@@ -152,7 +152,7 @@ func keyedOps() []keyedOp {
 			reads: []string{"score:"}},
 		{name: "VoteComment up", call: func(e *env) error { return e.store.VoteComment(ctx, "dave", "1", voting.Up) }},
 		{name: "VoteComment first down-vote", call: func(e *env) error { return e.store.VoteComment(ctx, "erin", "1", voting.Down) },
-			reads: []string{"cvoted:1"}},
+			reads: []string{"comment-up:1"}},
 		{name: "VoteComment switch", call: func(e *env) error { return e.store.VoteComment(ctx, "dave", "2", voting.Up) }},
 		{name: "EditComment", call: func(e *env) error { return e.store.EditComment(ctx, "1", "edited") }},
 		{name: "DeleteComment to a tombstone", call: func(e *env) error { return e.store.DeleteComment(ctx, "1") }},
@@ -163,20 +163,20 @@ func keyedOps() []keyedOp {
 			_, err := two(e.store.Comments(ctx, "1", voting.CommentQuery{Paging: voting.Paging{Page: 1}}))
 			return err
 		},
-			reads: []string{"replies:best:article:1", "article:1", "comment:1"}},
+			reads: []string{"replies:best:a:1", "article:1", "comment:1"}},
 		{name: "Comments of a parent by cursor", call: func(e *env) error {
 			_, err := two(e.store.Comments(ctx, "1", voting.CommentQuery{Parent: "1", Order: voting.CommentsByOld}))
 			return err
-		}, reads: []string{"replies:time:comment:1", "comment:1", "comment:2"}},
+		}, reads: []string{"replies:time:c:1", "comment:1", "comment:2"}},
 		{name: "Thread", call: func(e *env) error { _, _, err := e.store.Thread(ctx, "1", voting.ThreadQuery{}); return err },
-			reads: []string{"replies:best:article:1", "article:1", "comment:1", "replies:best:comment:1", "comment:2"}},
+			reads: []string{"replies:best:a:1", "article:1", "comment:1", "replies:best:c:1", "comment:2"}},
 		{name: "UserComments", call: func(e *env) error {
 			_, err := two(e.store.UserComments(ctx, "carol", voting.Paging{Page: 1}))
 			return err
 		},
 			reads: []string{"usercomments:carol", "comment:2"}},
 		{name: "UserCommentVotes", call: func(e *env) error { _, err := e.store.UserCommentVotes(ctx, "dave", "1", "2"); return err },
-			reads: []string{"cvoted:1", "cvoted:2", "cdownvoted:2"}},
+			reads: []string{"comment-up:1", "comment-up:2", "comment-down:2"}},
 		{name: "Groups", call: func(e *env) error { _, err := two(e.store.Groups(ctx, voting.Paging{Page: 1})); return err },
 			reads: []string{"groupsizes:"}},
 		{name: "CountGroups", call: func(e *env) error { _, err := e.store.CountGroups(ctx); return err },

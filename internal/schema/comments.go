@@ -50,9 +50,9 @@ func containsKind(kinds []Kind, k Kind) bool {
 // The key parts of comments.
 const (
 	CommentPart          = "comment:"      // the counter, and comment:<id>, a comment's hash
-	CommentVotedPart     = "cvoted:"       // cvoted:<id>, a comment's up-voters
-	CommentDownvotedPart = "cdownvoted:"   // cdownvoted:<id>, its down-voters
-	RepliesPart          = "replies:"      // replies:<kind>:<parent member>, a parent's children
+	CommentVotedPart     = "comment-up:"   // comment-up:<id>, a comment's up-voters
+	CommentDownvotedPart = "comment-down:" // comment-down:<id>, its down-voters
+	RepliesPart          = "replies:"      // replies:<kind>:<parent>, a parent's children
 	ThreadPart           = "thread:"       // thread:<article id>, every comment of an article by time
 	UserCommentsPart     = "usercomments:" // usercomments:<user>, a user's comments by time
 )
@@ -72,8 +72,9 @@ func (k Keys) CommentVotedPrefix() string        { return k.prefix + CommentVote
 func (k Keys) CommentDownvotedPrefix() string    { return k.prefix + CommentDownvotedPart }
 
 // Replies is the index of kind of parent's children; parent is the
-// parent's name without the namespace's prefix: "article:7" or
-// "comment:12" (ParentName).
+// parent's name in the names of its indexes: "a:7" for article 7, "c:12"
+// for comment 12 (ParentName). (Not "article:7": a prefix ending in
+// "replies:best:" would then name a key of the shorter one.)
 func (k Keys) Replies(kind Kind, parent string) string {
 	return k.prefix + RepliesPart + string(kind) + ":" + parent
 }
@@ -82,10 +83,16 @@ func (k Keys) Replies(kind Kind, parent string) string {
 // article's, or with a parent comment id the comment's.
 func ParentName(articleID, parentID string) string {
 	if parentID != "" {
-		return CommentPart + parentID
+		return CommentParent + parentID
 	}
-	return ArticlePart + articleID
+	return ArticleParent + articleID
 }
+
+// ArticleParent and CommentParent start a parent's name (ParentName).
+const (
+	ArticleParent = "a:"
+	CommentParent = "c:"
+)
 
 // RepliesPrefix is Replies without the kind and the parent, for scripts
 // that make them: RepliesPrefix() + kind + ":" + parent.

@@ -40,7 +40,7 @@ end
 
 -- indexes are the indexes of the children of a comment's parent.
 local function indexes(parentID)
-	local name = parentID ~= '' and ('comment:' .. parentID) or ('article:' .. articleID)
+	local name = parentID ~= '' and ('c:' .. parentID) or ('a:' .. articleID)
 	local keys = {}
 	for i = 1, kinds.n do
 		keys[i] = repliesPrefix .. kinds.name[i] .. ':' .. name

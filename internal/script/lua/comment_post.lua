@@ -36,7 +36,7 @@ end
 if not count(comments) then
 	return 'corrupt ' .. article .. ' field comments ' .. quote(comments) .. ' is not a count'
 end
-local depth, parentName = 0, 'article:' .. articleID
+local depth, parentName = 0, 'a:' .. articleID
 if parentID ~= '' then
 	local f
 	f, bad = try('HMGET', parent, 'article', 'depth', 'deleted', 'replies', 'time')
@@ -60,7 +60,7 @@ if parentID ~= '' then
 	if depth > maxDepth then
 		return 'toodeep'
 	end
-	parentName = 'comment:' .. parentID
+	parentName = 'c:' .. parentID
 end
 
 local last

@@ -9,7 +9,7 @@
 --       postsPrefix batch:num kinds[name]
 --
 -- articleName is the article's name in the names of its indexes
--- ("article:7"). The posters' keys are made here from their prefix, and
+-- ("a:7"). The posters' keys are made here from their prefix, and
 -- read before any write.
 
 -- checked reads each of keys as the type each is, read; a key of the
@@ -53,7 +53,7 @@ for i, member in ipairs(members) do
 		end
 	end
 	posters[i] = poster or false
-	parents[i] = indexes((f[2] and f[2] ~= '') and ('comment:' .. f[2]) or articleName)
+	parents[i] = indexes((f[2] and f[2] ~= '') and ('c:' .. f[2]) or articleName)
 	local id = string.sub(member, #commentPrefix + 1)
 	local voters = {votedPrefix .. id, downvotedPrefix .. id}
 	bad = checked(voters, 'SCARD') or checked(parents[i], 'ZCARD')

@@ -39,7 +39,7 @@ if bad then
 	return bad
 end
 
-local parentName = (f[5] and f[5] ~= '') and ('comment:' .. f[5]) or ('article:' .. tostring(f[4]))
+local parentName = (f[5] and f[5] ~= '') and ('c:' .. f[5]) or ('a:' .. tostring(f[4]))
 for i = 1, kinds.n do
 	local kind = kinds.name[i]
 	local old, new = value(kind, posted, ups, downs, 0), value(kind, posted, ups + up, downs + down, 0)
