@@ -1,0 +1,135 @@
+package voting_test
+
+// BenchmarkComments: a comment's vote against an article's, and the first
+// screen of a thread (Thread with its defaults) of 10, 1,000 and 100,000
+// comments, on a real server of the suite's own, in rounds that
+// VOTING_BENCH_ROUNDS interleaves, each round starting at a different
+// one. Besides trips/op, each reports cmds/op, the commands the server ran
+// for one call (INFO commandstats, a script's own included), and the
+// memory one comment takes is reported once, as B/comment: the server's
+// used_memory before and after the 100,000 comments are written.
+//
+//	VOTING_BENCH_ROUNDS=3 VOTING_REDIS_ADDR=127.0.0.1:6390 \
+//		go test -run '^$' -bench BenchmarkComments -benchtime=2000x .
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/articlevote/voting"
+)
+
+func BenchmarkComments(b *testing.B) {
+	addr := os.Getenv(redisAddrEnv)
+	if addr == "" {
+		b.Skip("set " + redisAddrEnv + " to a real Redis of the suite's own")
+	}
+	e := newEnvOn(b, addr, "")
+	defer e.deleteAll()
+	article := e.post("alice", "voted on")
+	comment := e.comment("alice", article, "", "voted on")
+	threads := map[int]string{}
+	next := 2
+	var perComment float64
+	for _, n := range []int{10, 1000, 100_000} {
+		id := e.post("alice", "thread of "+strconv.Itoa(n))
+		before := usedMemory(b, e)
+		if err := addComments(e, id, next, n, false, "talker"); err != nil {
+			b.Fatal(err)
+		}
+		if n == 100_000 {
+			perComment = float64(usedMemory(b, e)-before) / float64(n)
+		}
+		next += n
+		threads[n] = id
+	}
+	var users int
+	subs := []struct {
+		name string
+		op   func(s *voting.Store) error
+	}{
+		{"vote/article", func(s *voting.Store) error {
+			users++
+			return s.Vote(ctx, "u"+strconv.Itoa(users), article, voting.Up)
+		}},
+		{"vote/comment", func(s *voting.Store) error {
+			users++
+			return s.VoteComment(ctx, "u"+strconv.Itoa(users), comment, voting.Up)
+		}},
+	}
+	for _, n := range []int{10, 1000, 100_000} {
+		subs = append(subs, struct {
+			name string
+			op   func(s *voting.Store) error
+		}{fmt.Sprintf("thread/%d", n), func(s *voting.Store) error {
+			nodes, _, err := s.Thread(ctx, threads[n], voting.ThreadQuery{})
+			if err == nil && len(nodes) != min(n, s.PageSize()) {
+				err = fmt.Errorf("a thread of %d comments gave %d", n, len(nodes))
+			}
+			return err
+		}})
+	}
+	b.Run("memory", func(b *testing.B) {
+		for range b.N {
+		}
+		b.ReportMetric(perComment, "B/comment")
+	})
+	for r := range benchRounds(b) {
+		for i := range subs {
+			sub := subs[(r+i)%len(subs)]
+			b.Run(sub.name, func(b *testing.B) {
+				s, trips := counted(b, e)
+				measure(b, trips, func(int) error { return sub.op(s) })
+				b.ReportMetric(serverCommands(b, e, func() error { return sub.op(s) }), "cmds/op")
+			})
+		}
+	}
+}
+
+// serverCommands runs op 20 times and gives the commands the server ran
+// for each, its scripts' included, from INFO commandstats: the server
+// must be the suite's own.
+func serverCommands(b *testing.B, e *env, op func() error) float64 {
+	b.Helper()
+	c := e.pool.Get()
+	defer c.Close()
+	if _, err := c.Do("CONFIG", "RESETSTAT"); err != nil {
+		b.Fatal(err)
+	}
+	const runs = 20
+	for range runs {
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stats, err := commandStats(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := int64(0)
+	for name, st := range stats {
+		if !strings.HasPrefix(name, "config") && name != "info" {
+			n += st.calls
+		}
+	}
+	return float64(n) / runs
+}
+
+// usedMemory is the server's used_memory.
+func usedMemory(b *testing.B, e *env) int64 {
+	b.Helper()
+	for _, line := range strings.Split(e.str("INFO", "memory"), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatal("INFO memory has no used_memory")
+	return 0
+}
