@@ -205,6 +205,55 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	// A discussion: alice comments, bob and then carol reply; under
+	// "best" the later of two equal replies comes first, until a reader's
+	// up-vote moves bob's past it. Deleted, alice's comment stays as a
+	// tombstone that keeps its replies, and the front page counts the
+	// comments not deleted.
+	login("alice")
+	run("comment", chromedp.Navigate(url+"/a/61"), chromedp.SetValue(`.comment-form textarea`, "First!"),
+		chromedp.Click("#comment"), chromedp.WaitVisible("#c1"))
+	reply := func(user, text, want string) {
+		t.Helper()
+		login(user)
+		run(user+" replies", chromedp.Navigate(url+"/a/61"), chromedp.Click(`#c1 > .body > details.reply > summary`),
+			chromedp.SetValue(`#c1 > .body > details.reply textarea`, text),
+			chromedp.Click(`#c1 > .body > details.reply button.send`), chromedp.WaitVisible(want))
+	}
+	reply("bob", "A reply", "#c2")
+	reply("carol", "A sibling", "#c3")
+	replies := func() []string {
+		t.Helper()
+		run("the thread by best", chromedp.Navigate(url+"/a/61?sort=best"), chromedp.WaitVisible("#c1"))
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#c1 > .body > ol.comments > li.comment')].map(e => e.dataset.id)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := replies(); !slices.Equal(got, []string{"3", "2"}) {
+		t.Errorf("the replies by best before the vote = %v, want [3 2]", got)
+	}
+	login("reader0")
+	run("vote the reply up", chromedp.Navigate(url+"/a/61?sort=best"), chromedp.Click(`#c2 > form.arrows button.up`),
+		chromedp.WaitVisible(`#c2 > form.arrows button.up.on`))
+	if got := replies(); !slices.Equal(got, []string{"2", "3"}) {
+		t.Errorf("the replies by best after the vote = %v, want [2 3]", got)
+	}
+	login("alice")
+	run("delete the comment", chromedp.Navigate(url+"/a/61"), chromedp.Click(`#c1 > .body > form.delete-comment button`),
+		chromedp.WaitVisible(`#c1.deleted`))
+	if text := read(`#c1 > .body > p.text`); text != "[deleted]" {
+		t.Errorf("the deleted comment shows %q, want [deleted]", text)
+	}
+	if got := replies(); !slices.Equal(got, []string{"2", "3"}) {
+		t.Errorf("the tombstone's replies = %v, want [2 3]", got)
+	}
+	run("the front page", chromedp.Navigate(url+"/?order=new"), chromedp.WaitVisible("#a61"))
+	if text := read(`#a61 a.comments`); text != "2 comments" {
+		t.Errorf("the front page says %q of the article's comments, want 2 comments", text)
+	}
+
 	// Only the poster sees delete; it takes the article away.
 	login("reader0")
 	run("an article page", chromedp.Navigate(url+"/a/61"))

@@ -22,6 +22,8 @@ type pageData struct {
 	Article *articleView
 	Profile *profile
 	History []voting.UserVote
+	Thread  *thread          // an article's discussion
+	Said    []voting.Comment // a user's latest comments
 	Form    submission
 	Error   string
 	Back    string // the page's own path and query, for its forms to come back to
@@ -162,8 +164,13 @@ func (s *server) articlePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	t, err := s.threadOf(r, v.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "article.html", &pageData{Title: v.Title, Article: &v,
-		Votes: s.votes(r, []ranked{v})})
+		Votes: s.votes(r, []ranked{v}), Thread: t})
 }
 
 // userPage shows a user's karma, a page of their articles (paged as any
@@ -185,8 +192,13 @@ func (s *server) userPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	said, _, err := s.store.UserComments(r.Context(), user, voting.Paging{Page: 1, Size: 10})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "user.html", &pageData{Title: user, Base: "/u/" + url.PathEscape(user), Profile: &p, List: &l,
-		History: history, Votes: s.votes(r, l.Articles)})
+		History: history, Said: said, Votes: s.votes(r, l.Articles)})
 }
 
 func (s *server) submitPage(w http.ResponseWriter, r *http.Request) {

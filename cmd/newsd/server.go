@@ -63,7 +63,7 @@ func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Ha
 	s := &server{store: store, secret: secret, now: now}
 	s.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"ago": s.ago, "host": host, "dir": dirName, "points": points,
-		"rowData": rowData, "pageNumbers": pageNumbers}).
+		"rowData": rowData, "pageNumbers": pageNumbers, "nodeData": nodeData}).
 		ParseFS(assets, "templates/*.html"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.frontPage)
@@ -77,6 +77,10 @@ func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Ha
 	mux.HandleFunc("POST /logout", s.logoutForm)
 	mux.HandleFunc("POST /a/{id}/vote", s.voteForm)
 	mux.HandleFunc("POST /a/{id}/delete", s.deleteForm)
+	mux.HandleFunc("GET /a/{id}/comments", s.repliesPage)
+	mux.HandleFunc("POST /a/{id}/comment", s.commentForm)
+	mux.HandleFunc("POST /c/{cid}/vote", s.commentVoteForm)
+	mux.HandleFunc("POST /c/{cid}/delete", s.commentDeleteForm)
 	mux.Handle("GET /static/", http.FileServerFS(assets))
 
 	mux.HandleFunc("POST /api/login", s.apiLogin)
@@ -91,6 +95,12 @@ func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Ha
 	mux.HandleFunc("GET /api/users/{user}", s.apiUser)
 	mux.HandleFunc("GET /api/users/{user}/articles", s.apiUserArticles)
 	mux.HandleFunc("GET /api/users/{user}/votes", s.apiUserVotes)
+	mux.HandleFunc("GET /api/users/{user}/comments", s.apiUserComments)
+	mux.HandleFunc("GET /api/articles/{id}/comments", s.apiComments)
+	mux.HandleFunc("GET /api/articles/{id}/thread", s.apiThread)
+	mux.HandleFunc("POST /api/articles/{id}/comments", s.apiPostComment)
+	mux.HandleFunc("POST /api/comments/{cid}/vote", s.apiVoteComment)
+	mux.HandleFunc("DELETE /api/comments/{cid}", s.apiDeleteComment)
 
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {

@@ -364,7 +364,7 @@ func TestAPIErrorsAreJSON(t *testing.T) {
 		{"cross-site", "POST", "/api/articles", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross-origin"},
 		{"other origin", "DELETE", "/api/articles/1", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden, "cross-origin"},
 		{"unknown route", "GET", "/api/nothing/here", nil, http.StatusNotFound, "/api/nothing/here"},
-		{"unknown subroute", "GET", "/api/articles/1/comments", nil, http.StatusNotFound, "/api/articles/1/comments"},
+		{"unknown subroute", "GET", "/api/articles/1/likes", nil, http.StatusNotFound, "/api/articles/1/likes"},
 		{"wrong method", "PUT", "/api/articles", nil, http.StatusMethodNotAllowed, "GET, HEAD, POST"},
 		{"wrong method on an article", "PATCH", "/api/articles/1", nil, http.StatusMethodNotAllowed, "DELETE"},
 	} {
@@ -450,5 +450,69 @@ func TestErrorsSayItOnce(t *testing.T) {
 		if strings.Count(e.Error, "voting: ") > 1 || strings.Count(e.Error, "invalid input") != 1 {
 			t.Errorf("%s %s says %q: the library's words twice", c.method, c.path, e.Error)
 		}
+	}
+}
+
+// The JSON API's comment routes, with the same error shapes as the rest.
+func TestCommentAPI(t *testing.T) {
+	s := newSite(t)
+	s.wantError(http.StatusUnauthorized, "POST", "/api/articles/1/comments", map[string]string{"body": "hi"})
+	s.login("alice")
+	a := s.postArticle("Discussed", "https://example.com/discussed")
+	var c voting.Comment
+	json.Unmarshal([]byte(s.want(http.StatusCreated, "POST", "/api/articles/"+a.ID+"/comments", map[string]string{"body": "First"})), &c)
+	if c.ID != "1" || c.Poster != "alice" || c.Upvotes != 1 || c.ArticleID != a.ID {
+		t.Errorf("posted %+v", c)
+	}
+	s.wantError(http.StatusNotFound, "POST", "/api/articles/99/comments", map[string]string{"body": "hi"})
+	s.wantError(http.StatusNotFound, "POST", "/api/articles/"+a.ID+"/comments", map[string]string{"parent": "99", "body": "hi"})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles/"+a.ID+"/comments", map[string]string{"body": ""})
+	s.wantError(http.StatusBadRequest, "POST", "/api/articles/"+a.ID+"/comments", map[string]string{"text": "hi"})
+
+	s.login("bob")
+	var r voting.Comment
+	json.Unmarshal([]byte(s.want(http.StatusCreated, "POST", "/api/articles/"+a.ID+"/comments", map[string]string{"parent": c.ID, "body": "A reply"})), &r)
+	if r.ParentID != c.ID || r.Depth != 1 {
+		t.Errorf("replied %+v", r)
+	}
+	var voted voting.Comment
+	json.Unmarshal([]byte(s.want(http.StatusOK, "POST", "/api/comments/"+c.ID+"/vote", map[string]string{"direction": "down"})), &voted)
+	if voted.Downvotes != 1 || voted.Points != 0 {
+		t.Errorf("after bob's down-vote: %+v", voted)
+	}
+	s.wantError(http.StatusBadRequest, "POST", "/api/comments/"+c.ID+"/vote", map[string]string{"direction": "sideways"})
+	s.wantError(http.StatusNotFound, "POST", "/api/comments/99/vote", map[string]string{"direction": "up"})
+	s.wantError(http.StatusForbidden, "DELETE", "/api/comments/"+c.ID, nil)
+
+	var thread struct {
+		Comments []voting.CommentNode `json:"comments"`
+		More     int64                `json:"more"`
+	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles/"+a.ID+"/thread?sort=new", nil)), &thread)
+	if len(thread.Comments) != 1 || len(thread.Comments[0].Children) != 1 || thread.Comments[0].Children[0].ID != r.ID {
+		t.Errorf("thread = %+v", thread)
+	}
+	s.wantError(http.StatusBadRequest, "GET", "/api/articles/"+a.ID+"/thread?sort=sideways", nil)
+	s.wantError(http.StatusNotFound, "GET", "/api/articles/99/thread", nil)
+
+	s.login("alice")
+	s.want(http.StatusNoContent, "DELETE", "/api/comments/"+c.ID, nil)
+	var page struct {
+		Comments []voting.Comment `json:"comments"`
+		Next     string           `json:"next"`
+	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles/"+a.ID+"/comments?parent="+c.ID, nil)), &page)
+	if len(page.Comments) != 1 || page.Comments[0].ID != r.ID {
+		t.Errorf("the tombstone's replies = %+v", page)
+	}
+	page.Comments = nil // each answer read afresh: omitted fields would keep the last one's
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/articles/"+a.ID+"/comments", nil)), &page)
+	if len(page.Comments) != 1 || !page.Comments[0].Deleted || page.Comments[0].Body != "" {
+		t.Errorf("the article's comments = %+v, want the tombstone", page)
+	}
+	page.Comments = nil
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/bob/comments", nil)), &page)
+	if len(page.Comments) != 1 || page.Comments[0].ID != r.ID {
+		t.Errorf("bob's comments = %+v", page)
 	}
 }

@@ -1,6 +1,6 @@
 // Votes without a reload: a vote arrow's form is sent to the JSON API, and
-// the article's points and arrows are redrawn from its answer. Without
-// JavaScript the form posts and the page reloads.
+// the article's or the comment's points and arrows are redrawn from its
+// answer. Without JavaScript the form posts and the page reloads.
 const points = (n) => n + (n === 1 ? ' point' : ' points');
 
 document.addEventListener('submit', async (event) => {
@@ -9,8 +9,11 @@ document.addEventListener('submit', async (event) => {
   const button = event.submitter;
   if (!button) return;
   event.preventDefault();
-  const row = form.closest('.article');
-  const res = await fetch('/api/articles/' + row.dataset.id + '/vote', {
+  // A comment's arrows are inside its own item, which is inside the
+  // article's page: the nearest item is the one voted on.
+  const row = form.closest('.comment, .article');
+  const comment = row.classList.contains('comment');
+  const res = await fetch((comment ? '/api/comments/' : '/api/articles/') + row.dataset.id + '/vote', {
     method: 'POST',
     headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({direction: button.value}),
@@ -20,11 +23,12 @@ document.addEventListener('submit', async (event) => {
     alert(body.error);
     return;
   }
-  const article = await res.json();
-  row.querySelector('.points').textContent = points(article.points);
+  const item = await res.json();
+  // The item's own points come before those of any reply inside it.
+  row.querySelector('.points').textContent = points(item.points);
   // The article's own page shows the counts in full too.
-  const details = {points: points(article.points), updown: article.upvotes + ' up, ' + article.downvotes + ' down'};
-  for (const [id, text] of Object.entries(details)) {
+  const details = {points: points(item.points), updown: item.upvotes + ' up, ' + item.downvotes + ' down'};
+  for (const [id, text] of Object.entries(comment ? {} : details)) {
     const el = document.getElementById(id);
     if (el) el.textContent = text;
   }
