@@ -190,7 +190,7 @@ func checkParent(id string) error {
 	if id == "" {
 		return nil
 	}
-	return checkID(id)
+	return checkCommentID(id)
 }
 
 // PostComment posts a comment by poster on an article, or with a parentID
@@ -263,7 +263,7 @@ func (s *Store) Comment(ctx context.Context, commentID string) (c Comment, err e
 			err = failed(err, "comment "+idText(commentID))
 		}
 	}()
-	if err := checkID(commentID); err != nil {
+	if err := checkCommentID(commentID); err != nil {
 		return Comment{}, err
 	}
 	cmds := []rconn.Command{{Name: "HMGET", Args: append([]any{s.keys.CommentHash(commentID)}, commentFields...)}}
@@ -294,7 +294,7 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Dir
 			err = failed(err, "vote on comment "+idText(commentID))
 		}
 	}()
-	if err := checkBallot(user, commentID, dir); err != nil {
+	if err := checkBallot(user, commentID, checkCommentID, dir); err != nil {
 		return err
 	}
 	k := s.keys
@@ -336,7 +336,7 @@ func (s *Store) UserCommentVotes(ctx context.Context, user string, commentIDs ..
 		return nil, err
 	}
 	for _, id := range commentIDs {
-		if err := checkID(id); err != nil {
+		if err := checkCommentID(id); err != nil {
 			return nil, err
 		}
 	}
@@ -378,7 +378,7 @@ func (s *Store) EditComment(ctx context.Context, commentID, body string) (err er
 			err = failed(err, "edit comment "+idText(commentID))
 		}
 	}()
-	if err := checkID(commentID); err != nil {
+	if err := checkCommentID(commentID); err != nil {
 		return err
 	}
 	if err := checkBody(body); err != nil {
@@ -401,7 +401,7 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) (err error)
 			err = failed(err, "delete comment "+idText(commentID))
 		}
 	}()
-	if err := checkID(commentID); err != nil {
+	if err := checkCommentID(commentID); err != nil {
 		return err
 	}
 	k := s.keys
@@ -522,40 +522,26 @@ func (s *Store) Comments(ctx context.Context, articleID string, q CommentQuery) 
 }
 
 // oldestFirst reads the page w of index lowest value first, entries and
-// values as entries does. A comment's posting time never moves, so a
-// cursor's entry is found by its rank while it exists, and by its value
-// once it is gone.
+// values as entries does; a page after a cursor's entry in one step
+// (comment_after.lua).
 func (s *Store) oldestFirst(c rconn.Link, index string, w window, list, scope string) (page []any, next string, err error) {
-	start, stop := w.start, w.stop
-	if !w.byNumber {
-		start = 0
-		if w.at.member != "" {
-			cmds := []rconn.Command{
-				{Name: "ZRANK", Args: []any{index, w.at.member}},
-				{Name: "ZCOUNT", Args: []any{index, "-inf", w.at.value}},
-			}
-			replies, err := c.Pipeline(cmds)
-			if err == nil {
-				err = rconn.ReplyError(cmds, replies)
-			}
-			if err != nil {
-				return nil, "", err
-			}
-			if rank, err := redis.Int64(replies[0], nil); err == nil {
-				start = rank + 1
-			} else if start, err = redis.Int64(replies[1], nil); err != nil {
-				return nil, "", err
-			}
-		}
-		stop = start + int64(w.size) // one more, to tell whether a page follows
-	}
-	if w.past {
+	switch {
+	case w.past:
 		return nil, "", nil
-	}
-	reply, err := c.Do("ZRANGE", index, start, stop, "WITHSCORES")
-	page, err = redis.Values(reply, errs.WrongType(err, index, "ZRANGE"))
-	if err != nil || w.byNumber {
+	case w.byNumber:
+		reply, err := c.Do("ZRANGE", index, w.start, w.stop, "WITHSCORES")
+		page, err = redis.Values(reply, errs.WrongType(err, index, "ZRANGE"))
 		return page, "", err
+	case w.at.member == "":
+		var reply any
+		reply, err = c.Do("ZRANGE", index, 0, w.size, "WITHSCORES") // one more, to tell whether a page follows
+		page, err = redis.Values(reply, errs.WrongType(err, index, "ZRANGE"))
+	default:
+		after := script.CommentAfter{Index: index, Score: w.at.value, Member: w.at.member, Size: w.size + 1}
+		page, err = script.ReadList(c.Run(after.Call().Eval()))
+	}
+	if err != nil {
+		return nil, "", err
 	}
 	page, last := cutPage(page, w.size, "")
 	if last != nil {
@@ -687,8 +673,9 @@ func (s *Store) UserComments(ctx context.Context, user string, p Paging) (commen
 
 // ThreadQuery says how much of a thread Thread reads: the first Top
 // comments on the article in Order, each with its first Replies replies,
-// to Depth levels of replies. Zero fields take the Store's page size,
-// DefaultThreadReplies and DefaultThreadDepth.
+// to Depth levels of replies. Zero fields take DefaultThreadReplies,
+// DefaultThreadDepth and the Store's page size, or fewer top comments if
+// the page size would let the tree pass MaxThreadNodes.
 type ThreadQuery struct {
 	Order   CommentOrder
 	Top     int
@@ -707,14 +694,23 @@ type CommentNode struct {
 
 // check checks t and gives it with its defaults.
 func (t ThreadQuery) check(pageSize int) (ThreadQuery, error) {
-	if t.Top == 0 {
-		t.Top = pageSize
-	}
 	if t.Replies == 0 {
 		t.Replies = DefaultThreadReplies
 	}
 	if t.Depth == 0 {
 		t.Depth = DefaultThreadDepth
+	}
+	if t.Top == 0 {
+		// The page size, or as many as MaxThreadNodes leaves room for.
+		per, level := 1, 1
+		for range t.Depth {
+			level *= max(t.Replies, 1)
+			per += level
+			if per > MaxThreadNodes {
+				break
+			}
+		}
+		t.Top = max(min(pageSize, MaxThreadNodes/per), 1)
 	}
 	switch {
 	case t.Top < 0 || t.Top > MaxPageSize:

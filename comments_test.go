@@ -517,3 +517,62 @@ func TestDeleteArticleTakesItsDiscussion(t *testing.T) {
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// A chain of tombstones longer than one step climbs goes a hundred at a
+// time, each step reading every parent whose count it lowers.
+func TestDeleteCommentClimbsAHundredTombstones(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "deep")
+	chain := []string{e.comment("bob", a, "", "0")}
+	for i := 1; i < 105; i++ {
+		chain = append(chain, e.comment("bob", a, chain[i-1], fmt.Sprint(i)))
+	}
+	for _, id := range chain[:104] {
+		if err := e.store.DeleteComment(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The tombstone above the hundred, whose count the step lowers, is
+	// read first: of the wrong type, it stops the step before any write.
+	restore := e.corruptAs(e.key("comment:"+chain[3]), "string")
+	before := e.dump()
+	if err := e.store.DeleteComment(ctx, chain[104]); !errors.Is(err, voting.ErrCorrupt) {
+		t.Errorf("deleting under a parent of the wrong type: %v, want ErrCorrupt", err)
+	}
+	if e.dump() != before {
+		t.Error("the refused deletion wrote")
+	}
+	restore()
+	if err := e.store.DeleteComment(ctx, chain[104]); err != nil {
+		t.Fatal(err)
+	}
+	// The deepest and the 100 tombstones above it are gone; the tombstone
+	// above those has no reply left, and the 3 above it one each.
+	for i, id := range chain {
+		c, err := e.store.Comment(ctx, id)
+		switch {
+		case i >= 4:
+			if !errors.Is(err, voting.ErrNotFound) {
+				t.Errorf("comment %d of the chain = %+v, %v; want it gone", i, c, err)
+			}
+		case err != nil || !c.Deleted || c.Replies != map[bool]int64{true: 0, false: 1}[i == 3]:
+			t.Errorf("comment %d of the chain = %+v, %v", i, c, err)
+		}
+	}
+}
+
+// A reply whose parent a deletion of the article took already (a
+// DeleteArticle cut short) is deleted without a count to lower.
+func TestDeleteCommentOfAParentGoneAlready(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "going")
+	p := e.comment("bob", a, "", "parent")
+	r := e.comment("carol", a, p, "reply")
+	e.do("DEL", e.key("comment:"+p), e.article(a))
+	if err := e.store.DeleteComment(ctx, r); err != nil {
+		t.Fatalf("deleting the reply: %v", err)
+	}
+	if e.exists(e.key("comment:" + p)) {
+		t.Error("the deletion wrote the parent's hash again")
+	}
+}

@@ -155,6 +155,17 @@ func checkID(id string) error {
 	return nil
 }
 
+// checkCommentID is checkID for a comment's id.
+func checkCommentID(id string) error {
+	switch {
+	case id == "":
+		return errs.Invalidf("comment id is empty")
+	case !idOK(id):
+		return errs.Invalidf("comment id %q is not a positive decimal integer of at most %s", id, maxID)
+	}
+	return nil
+}
+
 // checkIDBytes is checkID for an id read from an index member.
 func checkIDBytes(id []byte) error {
 	if !idOK(id) {

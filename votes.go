@@ -116,7 +116,7 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 			err = failed(err, "vote on article "+idText(articleID))
 		}
 	}()
-	if err := checkBallot(user, articleID, dir); err != nil {
+	if err := checkBallot(user, articleID, checkID, dir); err != nil {
 		return err
 	}
 	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
@@ -143,9 +143,9 @@ func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction)
 	return st.Err()
 }
 
-// checkBallot checks a vote's user, item id and direction, of an article
-// or a comment.
-func checkBallot(user, id string, dir Direction) error {
+// checkBallot checks a vote's user, item id (by checkID, of an article's
+// id or a comment's) and direction.
+func checkBallot(user, id string, checkID func(string) error, dir Direction) error {
 	if err := checkUser(user); err != nil {
 		return err
 	}

@@ -164,10 +164,10 @@ func (s *server) removeComment(ctx context.Context, user, id string) error {
 	if err != nil {
 		return err
 	}
-	if c.Deleted || c.Poster != user {
+	if !c.Deleted && c.Poster != user {
 		return errNotCommenter
 	}
-	return s.store.DeleteComment(ctx, id)
+	return s.store.DeleteComment(ctx, id) // a tombstone's is not found
 }
 
 func (s *server) commentForm(w http.ResponseWriter, r *http.Request) {

@@ -118,3 +118,17 @@ func (p *CommentPurge) Call() Call {
 	args := []any{p.ArticleName, p.CommentPrefix, p.VotedPrefix, p.DownvotedPrefix, p.RepliesPrefix, p.PostsPrefix, p.Batch}
 	return Call{Script: commentPurge, Keys: []string{p.Thread}, Args: appendNames(args, p.Kinds)}
 }
+
+// CommentAfter are comment_after.lua's KEYS and ARGV.
+type CommentAfter struct {
+	Index string `lua:"index"`
+
+	Score  string `lua:"score"`
+	Member string `lua:"member"`
+	Size   int    `lua:"size"`
+}
+
+// Call is the run of comment_after.lua with these arguments.
+func (a *CommentAfter) Call() Call {
+	return Call{Script: commentAfter, Keys: []string{a.Index}, Args: []any{a.Score, a.Member, a.Size}}
+}

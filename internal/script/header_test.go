@@ -37,6 +37,7 @@ var argumentsOf = map[string]func() caller{
 	"comment_delete.lua": func() caller { return &CommentDelete{} },
 	"comment_edit.lua":   func() caller { return &CommentEdit{} },
 	"comment_purge.lua":  func() caller { return &CommentPurge{} },
+	"comment_after.lua":  func() caller { return &CommentAfter{} },
 }
 
 type caller interface{ Call() Call }

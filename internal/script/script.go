@@ -95,6 +95,7 @@ var (
 	commentDelete = load("comment_delete.lua")
 	commentEdit   = load("comment_edit.lua")
 	commentPurge  = load("comment_purge.lua")
+	commentAfter  = load("comment_after.lua")
 )
 
 // All are the scripts, for tests that check each: of one with hooks, its
@@ -103,7 +104,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge}
+		edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of

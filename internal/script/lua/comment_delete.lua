@@ -76,25 +76,33 @@ for _, key in ipairs({voted, downvoted}) do
 end
 
 -- The comments that go: this one if it has no reply, then each tombstone
--- above whose last reply goes, each with its parent.
+-- above whose last reply goes, each with its parent, up to maxClimb of
+-- them.
+-- Each parent whose count loses one is read first; one gone already (the
+-- article's deletion took it, and is taking the rest) has no count left.
 local gone = {}
 if replies == 0 then
 	local at, parentID = member, tostring(f[3])
 	while true do
-		gone[#gone + 1] = {member = at, parent = parentID}
-		if parentID == '' or #gone > maxClimb then
+		local g = {member = at, parent = parentID}
+		gone[#gone + 1] = g
+		if parentID == '' then
 			break
 		end
 		local parent = commentPrefix .. parentID
 		local p
-		p, bad = try('HMGET', parent, 'parent', 'replies', 'deleted')
+		p, bad = try('HMGET', parent, 'parent', 'replies', 'deleted', 'time')
 		if bad then
 			return bad
+		end
+		if not p[4] then
+			g.orphan = true
+			break
 		end
 		if not count(p[2]) or count(p[2]) < 1 then
 			return 'corrupt ' .. parent .. ' field replies ' .. quote(tostring(p[2])) .. ' does not count its replies'
 		end
-		if p[3] ~= '1' or count(p[2]) > 1 then
+		if p[3] ~= '1' or count(p[2]) > 1 or #gone > maxClimb then
 			break
 		end
 		at, parentID = parent, tostring(p[1])
@@ -108,7 +116,8 @@ if replies == 0 then
 end
 
 redis.call('ZREM', posts, member)
-redis.call('DEL', voted, downvoted)
+-- UNLINK: a voter set may hold many, which Redis frees aside.
+redis.call('UNLINK', voted, downvoted)
 if live then
 	redis.call('HINCRBY', article, 'comments', -1)
 end
@@ -123,8 +132,8 @@ for _, g in ipairs(gone) do
 	end
 	redis.call('ZREM', thread, g.member)
 	local id = string.sub(g.member, #commentPrefix + 1)
-	redis.call('DEL', g.member, votedPrefix .. id, downvotedPrefix .. id)
-	if g.parent ~= '' then
+	redis.call('UNLINK', g.member, votedPrefix .. id, downvotedPrefix .. id)
+	if g.parent ~= '' and not g.orphan then
 		redis.call('HINCRBY', commentPrefix .. g.parent, 'replies', -1)
 	end
 end

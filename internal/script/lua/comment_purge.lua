@@ -73,8 +73,9 @@ if left == 0 then
 	end
 end
 
+-- UNLINK: voter sets may hold many, which Redis frees aside.
 if #keys > 0 then
-	redis.call('DEL', unpack(keys))
+	redis.call('UNLINK', unpack(keys))
 end
 for i, member in ipairs(members) do
 	if posters[i] then
