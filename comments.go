@@ -469,7 +469,7 @@ type CommentQuery struct {
 }
 
 // commentList is the name of a list of comments in cursors.
-func commentList(spec *schema.CommentOrderSpec) string { return "comments-" + spec.Name }
+func commentList(spec *schema.CommentOrderSpec) string { return commentsList + spec.Name }
 
 // Comments returns a page of the comments on an article (with q.Parent,
 // the replies to that comment) in q's order, tombstones in their places,
@@ -648,12 +648,12 @@ func (s *Store) UserComments(ctx context.Context, user string, p Paging) (commen
 	if err := checkUser(user); err != nil {
 		return nil, "", err
 	}
-	w, err := s.paging(p, "user-comments", user)
+	w, err := s.paging(p, userCommentsList, user)
 	if err != nil {
 		return nil, "", err
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		page, n, err := s.entries(c, plainListing(s.keys.UserComments(user)), w, "user-comments", user, nil)
+		page, n, err := s.entries(c, plainListing(s.keys.UserComments(user)), w, userCommentsList, user, nil)
 		if err != nil {
 			return err
 		}

@@ -283,7 +283,8 @@ func TestCommentsInEachOrderByPageAndCursor(t *testing.T) {
 	if err != nil || next == "" {
 		t.Fatalf("first page by cursor: %v, %q", err, next)
 	}
-	if _, _, err := e.store.Comments(ctx, a, voting.CommentQuery{Order: voting.CommentsByNew, Paging: voting.Paging{After: next}}); !errors.Is(err, voting.ErrInvalid) {
+	if _, _, err := e.store.Comments(ctx, a, voting.CommentQuery{Order: voting.CommentsByNew, Paging: voting.Paging{After: next}}); !errors.Is(err, voting.ErrInvalid) ||
+		!strings.Contains(err.Error(), "the comments under a:"+a+" by old") {
 		t.Errorf("a cursor of another order: %v", err)
 	}
 	if _, _, err := e.store.Comments(ctx, a, voting.CommentQuery{Parent: ids[0], Order: voting.CommentsByOld, Paging: voting.Paging{After: next}}); !errors.Is(err, voting.ErrInvalid) {

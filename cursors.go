@@ -22,6 +22,9 @@ const (
 	groupsList  = "groups"  // Groups
 	postersList = "posters" // TopPosters
 	historyList = "history" // a user's votes
+
+	userCommentsList = "user-comments" // a user's comments
+	commentsList     = "comments-"     // a parent's comments, before the order's name
 )
 
 // cursorText is how a cursor is written: its fields, joined by newlines
@@ -67,6 +70,11 @@ func cursorWhat(list, scope string) string {
 		return fmt.Sprintf("the history of user %q", scope)
 	case groupsList, postersList:
 		return "the list of " + list
+	case userCommentsList:
+		return fmt.Sprintf("the comments of user %q", scope)
+	}
+	if order, ok := strings.CutPrefix(list, commentsList); ok {
+		return fmt.Sprintf("the comments under %s by %s", scope, order)
 	}
 	if scope != "" {
 		return "group " + scope + "'s listing by " + list
