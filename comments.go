@@ -739,8 +739,8 @@ func (t ThreadQuery) check(pageSize int) (ThreadQuery, error) {
 // its first t.Top comments in t.Order, each with its first t.Replies
 // replies in the same order, to t.Depth levels, each node with the count
 // of its replies not read, and the count of the article's comments on it
-// that were not read. It takes t.Depth + 2 round trips whatever the
-// thread's size. It returns an error wrapping ErrNotFound for no such
+// that were not read. It takes at most t.Depth + 2 round trips (fewer when
+// the tree ends sooner), whatever the thread's size. It returns an error wrapping ErrNotFound for no such
 // article.
 func (s *Store) Thread(ctx context.Context, articleID string, t ThreadQuery) (nodes []CommentNode, more int64, err error) {
 	defer func() {
