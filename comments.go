@@ -508,11 +508,7 @@ func (s *Store) Comments(ctx context.Context, articleID string, q CommentQuery) 
 		if err != nil {
 			return err
 		}
-		members := make([]any, 0, len(page)/2)
-		for i := 0; i < len(page); i += 2 {
-			members = append(members, page[i])
-		}
-		comments, err = s.fetchComments(c, members, s.ownerCheck(articleID, q.Parent))
+		comments, err = s.fetchComments(c, membersOf(page), s.ownerCheck(articleID, q.Parent))
 		return err
 	})
 	if err != nil {
@@ -658,11 +654,7 @@ func (s *Store) UserComments(ctx context.Context, user string, p Paging) (commen
 			return err
 		}
 		next = n
-		members := make([]any, 0, len(page)/2)
-		for i := 0; i < len(page); i += 2 {
-			members = append(members, page[i])
-		}
-		comments, err = s.fetchComments(c, members, owner{})
+		comments, err = s.fetchComments(c, membersOf(page), owner{})
 		return err
 	})
 	if err != nil {

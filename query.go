@@ -580,14 +580,20 @@ func (s *Store) pageAfter(c rconn.Link, q *Query, page []any, size int, fresh bo
 	// score index, but for ByScore, whose values they are when fresh.
 	withScores := q.Order == ByScore && fresh
 	if !withScores {
-		members := make([]any, 0, len(page)/2)
-		for i := 0; i < len(page); i += 2 {
-			members = append(members, page[i])
-		}
-		page = members
+		page = membersOf(page)
 	}
 	articles, _, err = s.fetch(c, page, withScores, q.WithGroups)
 	return articles, next, err
+}
+
+// membersOf is the members of page, entries and their values as
+// WITHSCORES gives them.
+func membersOf(page []any) []any {
+	members := make([]any, 0, len(page)/2)
+	for i := 0; i < len(page); i += 2 {
+		members = append(members, page[i])
+	}
+	return members
 }
 
 // plainListing is the listing of a sorted set that is always complete.

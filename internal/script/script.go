@@ -122,7 +122,7 @@ func Variants() []*Script {
 // every kind of index uses, then each kind's (schema.Indexes' Lib), in the
 // order of the kinds.
 var libraryFiles = func() []string {
-	files := []string{"args", "numbers", "journal", "ballots", "hooks", "marks", "settings", "articles", "reindex", "cursors", "windows"}
+	files := []string{"args", "numbers", "journal", "ballots", "comments", "hooks", "marks", "settings", "articles", "reindex", "cursors", "windows"}
 	for _, ix := range schema.Indexes {
 		if ix.Lib != "" && !slices.Contains(files, ix.Lib) {
 			files = append(files, ix.Lib)

@@ -40,12 +40,7 @@ end
 
 -- indexes are the indexes of the children of a comment's parent.
 local function indexes(parentID)
-	local name = parentID ~= '' and ('c:' .. parentID) or ('a:' .. articleID)
-	local keys = {}
-	for i = 1, kinds.n do
-		keys[i] = repliesPrefix .. kinds.name[i] .. ':' .. name
-	end
-	return keys
+	return childIndexes(repliesPrefix, kinds, parentName(articleID, parentID))
 end
 
 local live

@@ -36,7 +36,7 @@ end
 if not count(comments) then
 	return 'corrupt ' .. article .. ' field comments ' .. quote(comments) .. ' is not a count'
 end
-local depth, parentName = 0, 'a:' .. articleID
+local depth = 0
 if parentID ~= '' then
 	local f
 	f, bad = try('HMGET', parent, 'article', 'depth', 'deleted', 'replies', 'time')
@@ -60,7 +60,6 @@ if parentID ~= '' then
 	if depth > maxDepth then
 		return 'toodeep'
 	end
-	parentName = 'c:' .. parentID
 end
 
 local last
@@ -82,9 +81,9 @@ end
 
 -- The writes to keys no read has proven, through the journal.
 local t = tonumber(posted)
+local siblings = childIndexes(repliesPrefix, kinds, parentName(articleID, parentID))
 for i = 1, kinds.n do
-	local kind = kinds.name[i]
-	bad = add(repliesPrefix .. kind .. ':' .. parentName, number(value(kind, t, 1, 0, 0)), hash)
+	bad = add(siblings[i], number(value(kinds.name[i], t, 1, 0, 0)), hash)
 	if bad then
 		return bad
 	end

@@ -25,11 +25,7 @@ end
 
 -- indexes are the indexes of the children of the parent name.
 local function indexes(name)
-	local keys = {}
-	for k = 1, kinds.n do
-		keys[k] = repliesPrefix .. kinds.name[k] .. ':' .. name
-	end
-	return keys
+	return childIndexes(repliesPrefix, kinds, name)
 end
 
 local members, bad = try('ZRANGEBYSCORE', thread, '-inf', '+inf', 'LIMIT', 0, batch)
@@ -53,7 +49,7 @@ for i, member in ipairs(members) do
 		end
 	end
 	posters[i] = poster or false
-	parents[i] = indexes((f[2] and f[2] ~= '') and ('c:' .. f[2]) or articleName)
+	parents[i] = (f[2] and f[2] ~= '') and indexes(parentName(nil, f[2])) or indexes(articleName)
 	local id = string.sub(member, #commentPrefix + 1)
 	local voters = {votedPrefix .. id, downvotedPrefix .. id}
 	bad = checked(voters, 'SCARD') or checked(parents[i], 'ZCARD')

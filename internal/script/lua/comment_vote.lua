@@ -39,12 +39,12 @@ if bad then
 	return bad
 end
 
-local parentName = (f[5] and f[5] ~= '') and ('c:' .. f[5]) or ('a:' .. tostring(f[4]))
+local siblings = childIndexes(repliesPrefix, kinds, parentName(f[4], f[5]))
 for i = 1, kinds.n do
 	local kind = kinds.name[i]
 	local old, new = value(kind, posted, ups, downs, 0), value(kind, posted, ups + up, downs + down, 0)
 	if new ~= old then
-		bad = move(repliesPrefix .. kind .. ':' .. parentName, member, number(new), old)
+		bad = move(siblings[i], member, number(new), old)
 		if bad then
 			return bad
 		end
