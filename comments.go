@@ -232,7 +232,7 @@ func (s *Store) PostComment(ctx context.Context, poster, articleID, parentID, bo
 			Gen: ns.gen, ArticleMember: k.ArticleHash(articleID), ArticleID: articleID, ParentID: parentID,
 			CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(), RepliesPrefix: k.RepliesPrefix(),
 			Poster: poster, Body: body, Posted: schema.UnixSeconds(now), CutoffMillis: ns.cutoff.Milliseconds(),
-			MaxDepth: MaxCommentDepth, Kinds: commentKinds,
+			MaxDepth: MaxCommentDepth, Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds,
 		}
 		return p.Call()
 	})
@@ -305,7 +305,8 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Dir
 		}
 		v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
 			Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
-			Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(), Kinds: commentKinds}
+			Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
+			Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
 		return s.rc.Run(ctx, v.Call().Eval())
 	})
 	st, err := script.ReadStatus(reply, err)
@@ -405,11 +406,15 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) (err error)
 		return err
 	}
 	k := s.keys
-	d := script.CommentDelete{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
-		Member: k.CommentHash(commentID), CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(),
-		DownvotedPrefix: k.CommentDownvotedPrefix(), RepliesPrefix: k.RepliesPrefix(), ArticlePrefix: k.ArticlePrefix(),
-		ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), MaxClimb: maxTombstoneClimb, Kinds: commentKinds}
-	return s.commentStatus(s.rc.Run(ctx, d.Call().Eval()))
+	return s.commentStatus(s.writeReply(s.write(ctx, func(ns *state) script.Call {
+		d := script.CommentDelete{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
+			Config: k.Settings(), Karma: k.CommentKarma(), Gen: ns.gen,
+			Member: k.CommentHash(commentID), CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(),
+			DownvotedPrefix: k.CommentDownvotedPrefix(), RepliesPrefix: k.RepliesPrefix(), ArticlePrefix: k.ArticlePrefix(),
+			ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), MaxClimb: maxTombstoneClimb,
+			KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+		return d.Call()
+	})))
 }
 
 // commentStatus is the error of a comment script's status reply.
@@ -430,30 +435,31 @@ func (s *Store) commentStatus(reply any, err error) error {
 // step, until none is left; purged reports whether there were any.
 func (s *Store) purgeComments(ctx context.Context, articleID string) (purged bool, err error) {
 	k := s.keys
-	p := script.CommentPurge{Thread: k.Thread(articleID), ArticleName: schema.ParentName(articleID, ""),
-		CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(), DownvotedPrefix: k.CommentDownvotedPrefix(),
-		RepliesPrefix: k.RepliesPrefix(), PostsPrefix: k.UserCommentsPrefix(), Batch: purgeBatch, Kinds: commentKinds}
-	call := p.Call()
-	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		for {
-			st, err := script.ReadStatus(c.Run(call.Eval()))
-			if err != nil {
-				return err
-			}
-			left, err := strconv.Atoi(st.Word)
-			if err != nil {
-				return st.Err()
-			}
-			purged = purged || st.Detail != "0"
-			if left == 0 {
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	step := func(ns *state) script.Call {
+		p := script.CommentPurge{Thread: k.Thread(articleID), Config: k.Settings(), Karma: k.CommentKarma(), Gen: ns.gen,
+			ArticleName:   schema.ParentName(articleID, ""),
+			CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(), DownvotedPrefix: k.CommentDownvotedPrefix(),
+			RepliesPrefix: k.RepliesPrefix(), PostsPrefix: k.UserCommentsPrefix(), Batch: purgeBatch,
+			KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+		return p.Call()
+	}
+	for {
+		st, err := script.ReadStatus(s.writeReply(s.write(ctx, step)))
+		if err != nil {
+			return purged, err
 		}
-	})
-	return purged, err
+		left, err := strconv.Atoi(st.Word)
+		if err != nil {
+			return purged, st.Err()
+		}
+		purged = purged || st.Detail != "0"
+		if left == 0 {
+			return purged, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return purged, err
+		}
+	}
 }
 
 // CommentQuery says which comments Comments reads: an article's comments

@@ -22,6 +22,7 @@ type storedComment struct {
 	posted                                    float64
 	up, down, replies, depth                  int64
 	deleted                                   bool
+	karma                                     *int64 // the field karma, if any
 }
 
 // checkComments checks every comment key of the namespace (all are its
@@ -41,9 +42,14 @@ type storedComment struct {
 //     by time;
 //   - comment-up:/comment-down: sets belong to comments not deleted, have a time
 //     to live, and while voting is open their sizes are the counters, with
-//     no user in both.
+//     no user in both;
+//   - with karma kept or marked built (withKarma), each comment not deleted
+//     has its part of its poster's comment karma (its field karma), equal
+//     while voting is open to its up-votes less its down-votes less the
+//     poster's own vote, and a tombstone has none; karma-comments: gives
+//     exactly the users with a comment not deleted the sum of their parts.
 func (e *env) checkComments(c redis.Conn, all []string, articles map[string]articleCounts, now time.Time, cutoff time.Duration,
-	fail func(format string, args ...any)) {
+	withKarma bool, fail func(format string, args ...any)) {
 	k := schema.NewKeys(e.prefix)
 	counter, err := redis.String(c.Do("GET", k.CommentCounter()))
 	if err != nil && err != redis.ErrNil {
@@ -75,6 +81,13 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 					v = "0"
 				}
 				*f.to, errs[i+1] = strconv.ParseInt(v, 10, 64)
+			}
+			if v, ok := h["karma"]; ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					fail("comment %s: karma %q does not parse", id, v)
+				}
+				sc.karma = &n
 			}
 			for _, err := range errs {
 				if err != nil {
@@ -224,6 +237,7 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 			fail("voter set %s has no time to live (PTTL %d, %v)", key, ttl, err)
 		}
 	}
+	e.checkCommentKarma(c, comments, now, cutoff, withKarma, fail)
 	for id, sc := range comments {
 		if sc.deleted || !time.Unix(0, int64(sc.posted*1e9)).Add(cutoff).After(now) {
 			continue
@@ -244,6 +258,59 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 				}
 			}
 		}
+	}
+}
+
+// checkCommentKarma checks the comments' parts of their posters' comment
+// karma and karma-comments: (checkComments).
+func (e *env) checkCommentKarma(c redis.Conn, comments map[string]*storedComment, now time.Time, cutoff time.Duration,
+	withKarma bool, fail func(format string, args ...any)) {
+	k := schema.NewKeys(e.prefix)
+	sums := map[string]int64{}
+	for id, sc := range comments {
+		switch {
+		case sc.deleted && sc.karma != nil:
+			fail("deleted comment %s keeps its part of karma", id)
+		case sc.deleted:
+		case sc.karma == nil && withKarma:
+			fail("comment %s has no karma field", id)
+		case sc.karma != nil:
+			sums[sc.poster] += *sc.karma
+			if !time.Unix(0, int64(sc.posted*1e9)).Add(cutoff).After(now) {
+				break
+			}
+			up, _ := redis.Bool(c.Do("SISMEMBER", k.CommentVoted(id), sc.poster))
+			down, _ := redis.Bool(c.Do("SISMEMBER", k.CommentDownvoted(id), sc.poster))
+			own := int64(0)
+			if up {
+				own = 1
+			} else if down {
+				own = -1
+			}
+			if want := sc.up - sc.down - own; *sc.karma != want {
+				fail("comment %s: karma %d, want %d up - %d down - own vote %d = %d", id, *sc.karma, sc.up, sc.down, own, want)
+			}
+		}
+	}
+	got, err := redis.StringMap(c.Do("ZRANGE", k.CommentKarma(), 0, -1, "WITHSCORES"))
+	if err != nil {
+		fail("ZRANGE %s: %v", k.CommentKarma(), err)
+		return
+	}
+	if !withKarma && len(got) == 0 {
+		return
+	}
+	for user, v := range got {
+		want, ok := sums[user]
+		if !ok {
+			fail("%s holds %q, who has no comment with a part of karma", k.CommentKarma(), user)
+		} else if v != strconv.FormatInt(want, 10) {
+			fail("%s gives %q %s, the parts of their comments sum to %d", k.CommentKarma(), user, v, want)
+		}
+		delete(sums, user)
+	}
+	for user, sum := range sums {
+		fail("%s lacks %q, whose comments' parts sum to %d", k.CommentKarma(), user, sum)
 	}
 }
 
@@ -274,10 +341,18 @@ func TestInvariantCheckerFindsEachCommentBreak(t *testing.T) {
 		}},
 		{"counter behind a comment", func(e *env, _, _, _ string) { e.do("SET", e.key("comment:"), 0) }},
 		{"index of no comment", func(e *env, _, _, _ string) { e.do("ZADD", e.key("replies:net:c:99"), 1, "x") }},
+		{"comment karma off by one", func(e *env, _, _, _ string) { e.do("ZINCRBY", e.key("karma-comments:"), 1, "alice") }},
+		{"comment's part of karma off by one", func(e *env, _, top, _ string) {
+			e.do("HINCRBY", e.key("comment:"+top), "karma", 1)
+			e.do("ZINCRBY", e.key("karma-comments:"), 1, "alice")
+		}},
+		{"comment karma of a user with no comment", func(e *env, _, _, _ string) { e.do("ZADD", e.key("karma-comments:"), 0, "ghost") }},
+		{"commenter out of comment karma", func(e *env, _, _, _ string) { e.do("ZREM", e.key("karma-comments:"), "bob") }},
+		{"comment without its part of karma", func(e *env, _, top, _ string) { e.do("HDEL", e.key("comment:"+top), "karma") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnv(t, voting.WithKarma())
 			a := e.post("alice", "discussed")
 			top, err := e.store.PostComment(ctx, "alice", a, "", "first")
 			if err != nil {

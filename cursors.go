@@ -18,10 +18,11 @@ import (
 
 // The names of the lists that are no order's, as a cursor holds them.
 const (
-	postsList   = "posts"   // a user's articles
-	groupsList  = "groups"  // Groups
-	postersList = "posters" // TopPosters
-	historyList = "history" // a user's votes
+	postsList      = "posts"      // a user's articles
+	groupsList     = "groups"     // Groups
+	postersList    = "posters"    // TopPosters
+	commentersList = "commenters" // TopCommenters
+	historyList    = "history"    // a user's votes
 
 	userCommentsList = "user-comments" // a user's comments
 	commentsList     = "comments-"     // a parent's comments, before the order's name
@@ -68,7 +69,7 @@ func cursorWhat(list, scope string) string {
 		return fmt.Sprintf("the articles of user %q", scope)
 	case historyList:
 		return fmt.Sprintf("the history of user %q", scope)
-	case groupsList, postersList:
+	case groupsList, postersList, commentersList:
 		return "the list of " + list
 	case userCommentsList:
 		return fmt.Sprintf("the comments of user %q", scope)

@@ -113,7 +113,10 @@
 // comment with replies as a tombstone (Comment.Deleted, no poster, no
 // body) and takes one without replies away; DeleteArticle takes the whole
 // discussion, in bounded steps. [Store.UserComments] lists a user's
-// comments, newest first.
+// comments, newest first. With WithKarma, each user's comment karma is
+// kept apart from the karma of their articles: [Store.CommentKarma] reads
+// a user's, [Store.TopCommenters] the highest. Reindex builds every
+// comment index, and counts comment karma, from the comments' hashes.
 //
 // # The namespace's settings
 //
@@ -363,6 +366,9 @@
 //	                              and controversy
 //	thread:<id>           zset    an article's comments by time
 //	usercomments:<user>   zset    a user's comments by time
+//	karma-comments:       zset    with WithKarma, member a user with a comment, score =
+//	                              the sum of the karma fields of their comments
+//	                              (CommentKarma), each up - down less the poster's own vote
 //
 // Times are decimal Unix seconds, as the book's Python writes them, of the
 // years 1 to 9999; counters are decimal integers of at most 18 digits; scores

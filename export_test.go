@@ -112,6 +112,7 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"commentDownvoted", k.CommentDownvoted, "id"},
 		{"thread", k.Thread, "id"},
 		{"userComments", k.UserComments, "user"},
+		{"commentKarma", fixed(k.CommentKarma()), ""},
 	}
 	for _, kind := range schema.CommentKinds {
 		makers = append(makers,

@@ -402,8 +402,8 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := live.Reindex(ctx); err != nil {
-		t.Errorf("Reindex with live groups as the ACL user: %v", err)
+	if p, err := live.ReindexWithProgress(ctx, nil); err != nil || p.Comments == 0 {
+		t.Errorf("Reindex with live groups as the ACL user: %+v, %v; want the comments walked", p, err)
 	}
 	for name, call := range calls(live, "1") {
 		if err := call(ctx); err != nil {

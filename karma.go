@@ -13,7 +13,8 @@ import (
 )
 
 // This file holds the posters' karma (WithKarma): Karma, TopPosters and
-// CountPosters.
+// CountPosters; and the commenters', kept apart: CommentKarma and
+// TopCommenters.
 
 // A UserKarma is a poster and their karma (TopPosters).
 type UserKarma struct {
@@ -26,6 +27,12 @@ type UserKarma struct {
 // ErrNotIndexed (internal/schema/marks.go).
 func (s *Store) karmaListing() listing {
 	return listing{spec: &unordered, index: s.keys.Whole(schema.KarmaPart), built: schema.MarkOf("karma"), kind: "karma"}
+}
+
+// commentKarmaListing is karmaListing for the commenters' karma, which the
+// same runs of Reindex count.
+func (s *Store) commentKarmaListing() listing {
+	return listing{spec: &unordered, index: s.keys.CommentKarma(), built: schema.MarkOf("karma"), kind: "karma"}
 }
 
 // checkKarma refuses a read of karma in a namespace that does not keep it.
@@ -45,13 +52,31 @@ func (s *Store) Karma(ctx context.Context, user string) (karma int64, err error)
 			err = failed(err, fmt.Sprintf("karma of user %q", user))
 		}
 	}()
+	return s.karmaOf(ctx, s.karmaListing(), user)
+}
+
+// CommentKarma returns user's comment karma (WithKarma), kept apart from
+// the karma of their articles: the sum, over the user's comments that are
+// not deleted, of the up-votes less the down-votes cast by other users; 0
+// for a user with no comment. A deleted comment's part leaves the sum. It
+// takes one round trip; its errors are Karma's.
+func (s *Store) CommentKarma(ctx context.Context, user string) (karma int64, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, fmt.Sprintf("comment karma of user %q", user))
+		}
+	}()
+	return s.karmaOf(ctx, s.commentKarmaListing(), user)
+}
+
+// karmaOf reads user's entry in the karma of l.
+func (s *Store) karmaOf(ctx context.Context, l listing, user string) (karma int64, err error) {
 	if err := checkUser(user); err != nil {
 		return 0, err
 	}
 	if err := s.checkKarma(ctx); err != nil {
 		return 0, err
 	}
-	l := s.karmaListing()
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		reply, err := s.read(c, l, rconn.Command{Name: "ZSCORE", Args: []any{l.index, user}})
 		if err != nil || reply == nil {
@@ -86,7 +111,23 @@ func (s *Store) TopPosters(ctx context.Context, p Paging) (posters []UserKarma, 
 			err = failed(err, "top posters")
 		}
 	}()
-	w, err := s.paging(p, postersList, "")
+	return s.topKarma(ctx, s.karmaListing(), postersList, p)
+}
+
+// TopCommenters is TopPosters for comment karma (CommentKarma): a page of
+// the users with a comment, highest comment karma first.
+func (s *Store) TopCommenters(ctx context.Context, p Paging) (commenters []UserKarma, next string, err error) {
+	defer func() {
+		if err != nil {
+			err = failed(err, "top commenters")
+		}
+	}()
+	return s.topKarma(ctx, s.commentKarmaListing(), commentersList, p)
+}
+
+// topKarma reads a page of the karma of l, whose cursors are of list.
+func (s *Store) topKarma(ctx context.Context, l listing, list string, p Paging) (posters []UserKarma, next string, err error) {
+	w, err := s.paging(p, list, "")
 	if err != nil {
 		return nil, "", err
 	}
@@ -96,10 +137,9 @@ func (s *Store) TopPosters(ctx context.Context, p Paging) (posters []UserKarma, 
 	if w.past {
 		return []UserKarma{}, "", nil
 	}
-	l := s.karmaListing()
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var page []any
-		page, next, err = s.entries(c, l, w, postersList, "", nil)
+		page, next, err = s.entries(c, l, w, list, "", nil)
 		if err != nil {
 			return err
 		}

@@ -18,9 +18,16 @@ import (
 // karmaOf reads user's karma, failing the test on an error.
 func karmaOf(t *testing.T, s *voting.Store, user string) int64 {
 	t.Helper()
-	k, err := s.Karma(ctx, user)
+	return karmaBy(t, s.Karma, user)
+}
+
+// karmaBy reads user's karma with read, Karma or CommentKarma, failing
+// the test on an error.
+func karmaBy(t *testing.T, read func(context.Context, string) (int64, error), user string) int64 {
+	t.Helper()
+	k, err := read(ctx, user)
 	if err != nil {
-		t.Fatalf("Karma(%s): %v", user, err)
+		t.Fatalf("karma of %s: %v", user, err)
 	}
 	return k
 }

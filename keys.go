@@ -55,6 +55,10 @@ import (
 //	karma:                zset    member a user who has posted, score = the sum of the
 //	                              karma fields of the user's articles (Karma, TopPosters)
 //	article:<id>          hash    field karma = up - down, less the poster's own vote
+//	karma-comments:       zset    member a user with a comment, score = the sum of the
+//	                              karma fields of the user's comments (CommentKarma,
+//	                              TopCommenters)
+//	comment:<id>          hash    field karma = up - down, less the poster's own vote
 //
 // With WithUniqueLinks, the index of links:
 //

@@ -215,7 +215,8 @@ func WithUserHistory(d time.Duration) Option {
 // articles written without it (before a Store added it, or by the book's
 // code) is counted when Reindex runs; until then Karma and TopPosters
 // return an error wrapping ErrNotIndexed. It is the namespace's setting, as
-// WithOrders is.
+// WithOrders is. Comments' karma is kept apart, the same way (CommentKarma,
+// TopCommenters).
 func WithKarma() Option {
 	return keepKind("karma")
 }

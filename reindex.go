@@ -35,8 +35,14 @@ type ReindexProgress struct {
 	Articles int
 	// Skipped is the number of members of the time index and of the groups'
 	// sets passed over: their hash is gone, or its time or counters do not
-	// parse (see ErrCorrupt), or they are no article of the namespace.
+	// parse (see ErrCorrupt), or they are no article of the namespace; and
+	// of comments whose hash does not parse or whose article or parent
+	// comment is gone.
 	Skipped int
+	// Comments is the number of comments whose entries have been set in
+	// their parent's indexes, their article's thread and their poster's
+	// comments.
+	Comments int
 	// Groups is the number of groups whose members' records of their
 	// groups have been built: a group that SCAN gives in two batches, as
 	// it may while Redis grows its table, is walked, and counted, twice.
@@ -79,7 +85,9 @@ func sortDuplicates(d []DuplicateLink) {
 // with WithUniqueLinks, the index of links; the records of articles' groups
 // (Article.Groups) from the groups' sets, for articles the book's code
 // put in groups, and the groups' sizes (Groups); and, with live groups
-// (WithLiveGroups), each group's live indexes. So a site written by the
+// (WithLiveGroups), each group's live indexes; and the comments' indexes
+// (their parents' indexes, the threads, the users' lists of comments) with,
+// with WithKarma, the commenters' karma. So a site written by the
 // book's code switches to live groups with one call. It is
 // ReindexWithProgress with no progress report: it returns nil once the run
 // is complete.
@@ -125,6 +133,13 @@ func (s *Store) Reindex(ctx context.Context) error {
 // member each), is counted in Duplicates and named in DuplicateLinks, and
 // keeps its link, which stays taken while any of them has it, passing to
 // the oldest that shares it when its holder gives it up.
+//
+// Then it walks the comments by id, from the first to the last the counter
+// gave, a hundred a step, and sets each comment's entry in each of its
+// parent's indexes from its counters, in its article's thread and, unless
+// it is a tombstone, in its poster's comments; with karma it counts each
+// comment's part of its poster's comment karma as it does an article's. A
+// comment whose article or parent comment is gone is skipped and counted.
 //
 // Then it finds the namespace's groups with SCAN (on a Redis Cluster, on the
 // node that holds the namespace's slot; SCAN reads every key of that node,
@@ -181,6 +196,9 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 		err := r.load()
 		if err == nil && r.phase == "orders" {
 			err = r.orders()
+		}
+		if err == nil && r.phase == "comments" {
+			err = r.comments()
 		}
 		if err == nil {
 			err = r.groups()
@@ -312,7 +330,7 @@ func (r *reindexRun) load() error {
 	}
 	r.counts = ReindexProgress{}
 	name, token, _ := strings.Cut(fields["run"], "#")
-	if name != r.name || token == "" || (fields["phase"] != "orders" && fields["phase"] != "groups") {
+	if name != r.name || token == "" || !slices.Contains([]string{"orders", "comments", "groups"}, fields["phase"]) {
 		// A new run, in place of any other: its indexes are being built by
 		// it, unless they are built already.
 		r.phase, r.scan, r.group = "orders", "0", ""
@@ -334,7 +352,7 @@ func (r *reindexRun) load() error {
 	if r.scan == "" {
 		r.scan = "0"
 	}
-	for name, n := range map[string]*int{"articles": &r.counts.Articles, "skipped": &r.counts.Skipped,
+	for name, n := range map[string]*int{"articles": &r.counts.Articles, "skipped": &r.counts.Skipped, "comments": &r.counts.Comments,
 		"groups": &r.counts.Groups, "steps": &r.counts.Steps, "duplicates": &r.counts.Duplicates} {
 		*n, _ = strconv.Atoi(fields[name])
 	}
@@ -424,9 +442,38 @@ func (r *reindexRun) walk(batch int) error {
 	}
 	err = r.duplicates(values, err)
 	if err == nil && next == "" {
-		r.phase = "groups"
+		r.phase = "comments"
 	}
 	return err
+}
+
+// comments walks the comments by id, a batch a step, from where the run
+// stands, setting each one's entries in its parent's indexes, its
+// article's thread and its poster's comments, and with karma counting its
+// part of its poster's comment karma.
+func (r *reindexRun) comments() error {
+	s := r.s
+	k := s.keys
+	step := script.ReindexComments{Progress: k.ReindexProgress(), Counter: k.CommentCounter(), Karma: k.CommentKarma(),
+		Run: r.run, Batch: s.reindexBatch, CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(),
+		DownvotedPrefix: k.CommentDownvotedPrefix(), RepliesPrefix: k.RepliesPrefix(), ArticlePrefix: k.ArticlePrefix(),
+		ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), KarmaKept: r.ns.keepsIndex("karma"), Kinds: commentKinds}
+	call := step.Call()
+	for {
+		values, err := superseded(s.rc.Run(r.ctx, call.Eval()))
+		var next string
+		if err == nil {
+			_, err = redis.Scan(values, &next, &r.counts.Comments, &r.counts.Skipped, &r.counts.Steps)
+		}
+		if err != nil {
+			return fmt.Errorf("comments: %w", err)
+		}
+		r.step()
+		if next == "" {
+			r.phase = "groups"
+			return nil
+		}
+	}
 }
 
 // scanCount is how many keys one SCAN of Reindex asks for.

@@ -654,6 +654,13 @@ func commentStallRun(t *testing.T, addr string) (stalls []string) {
 		_, _, err := everything.UserComments(ctx, "prolific", voting.Paging{Page: userComments / everything.PageSize()})
 		return err
 	})
+	phase("Reindex of 110,000 comments", func() error {
+		p, err := everything.ReindexWithProgress(ctx, nil)
+		if err == nil && p.Comments < manyComments {
+			err = fmt.Errorf("Reindex walked %d comments, want %d or more", p.Comments, manyComments)
+		}
+		return err
+	})
 	phase("deleting an article with 100,000 comments", func() error {
 		if err := everything.DeleteArticle(ctx, discussed); err != nil {
 			return err

@@ -191,6 +191,12 @@ func keyedCommentOps() []keyedOp {
 			reads: []string{"usercomments:carol", "comment:2"}},
 		{name: "UserCommentVotes", call: func(e *env) error { _, err := e.store.UserCommentVotes(ctx, "dave", "1", "2"); return err },
 			reads: []string{"comment-up:1", "comment-up:2", "comment-down:2"}},
+		{name: "CommentKarma", call: func(e *env) error { _, err := e.store.CommentKarma(ctx, "bob"); return err },
+			reads: []string{"karma-comments:", "indexed:"}},
+		{name: "TopCommenters", call: func(e *env) error {
+			_, err := two(e.store.TopCommenters(ctx, voting.Paging{Page: 1}))
+			return err
+		}, reads: []string{"karma-comments:", "indexed:"}},
 	}
 }
 

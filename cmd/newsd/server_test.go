@@ -495,6 +495,15 @@ func TestCommentAPI(t *testing.T) {
 	s.wantError(http.StatusBadRequest, "GET", "/api/articles/"+a.ID+"/thread?sort=sideways", nil)
 	s.wantError(http.StatusNotFound, "GET", "/api/articles/99/thread", nil)
 
+	var alice struct {
+		CommentKarma int64 `json:"commentKarma"`
+		Karma        int64 `json:"karma"`
+	}
+	json.Unmarshal([]byte(s.want(http.StatusOK, "GET", "/api/users/alice", nil)), &alice)
+	if alice.CommentKarma != -1 || alice.Karma != 0 {
+		t.Errorf("alice's karma after bob's down-vote on her comment = %+v, want comment karma -1 and karma 0", alice)
+	}
+
 	s.login("alice")
 	s.want(http.StatusNoContent, "DELETE", "/api/comments/"+c.ID, nil)
 	var page struct {
@@ -515,4 +524,6 @@ func TestCommentAPI(t *testing.T) {
 	if len(page.Comments) != 1 || page.Comments[0].ID != r.ID {
 		t.Errorf("bob's comments = %+v", page)
 	}
+	// A user with a comment alone, and no karma of either kind, is known.
+	s.want(http.StatusOK, "GET", "/api/users/bob", nil)
 }

@@ -49,13 +49,17 @@ func containsKind(kinds []Kind, k Kind) bool {
 
 // The key parts of comments.
 const (
-	CommentPart          = "comment:"      // the counter, and comment:<id>, a comment's hash
-	CommentVotedPart     = "comment-up:"   // comment-up:<id>, a comment's up-voters
-	CommentDownvotedPart = "comment-down:" // comment-down:<id>, its down-voters
-	RepliesPart          = "replies:"      // replies:<kind>:<parent>, a parent's children
-	ThreadPart           = "thread:"       // thread:<article id>, every comment of an article by time
-	UserCommentsPart     = "usercomments:" // usercomments:<user>, a user's comments by time
+	CommentPart          = "comment:"        // the counter, and comment:<id>, a comment's hash
+	CommentVotedPart     = "comment-up:"     // comment-up:<id>, a comment's up-voters
+	CommentDownvotedPart = "comment-down:"   // comment-down:<id>, its down-voters
+	RepliesPart          = "replies:"        // replies:<kind>:<parent>, a parent's children
+	ThreadPart           = "thread:"         // thread:<article id>, every comment of an article by time
+	UserCommentsPart     = "usercomments:"   // usercomments:<user>, a user's comments by time
+	CommentKarmaPart     = "karma-comments:" // with WithKarma, the commenters' karma
 )
+
+// CommentKarma is the sorted set of the commenters' karma (WithKarma).
+func (k Keys) CommentKarma() string { return k.prefix + CommentKarmaPart }
 
 // CommentCounter is the string INCR'd for new comment ids.
 func (k Keys) CommentCounter() string { return k.prefix + CommentPart }

@@ -94,14 +94,17 @@ var Indexes = []Index{
 		Invariant: "it gives each group whose set has members the set's size, and holds no other name",
 	},
 	{
-		Name: "karma", Option: "WithKarma", Mark: "karma", Lib: "karma", Parts: []string{KarmaPart},
+		Name: "karma", Option: "WithKarma", Mark: "karma", Lib: "karma", Parts: []string{KarmaPart, CommentKarmaPart},
 		Fields:  []string{"poster", "karma"},
 		Missing: "karma does not count every article yet", Verb: "count",
-		Keys:    "karma:: member a poster, score the sum of the karma fields of their articles; the field karma of article:<id>",
-		Writes:  "a post enters the poster, a vote by anyone but the poster moves the article's part and the poster's sum, a deletion takes the part away",
-		Rebuild: "the walk of the time index counts each article's part from its voter sets while voting is open",
+		Keys: "karma:: member a poster, score the sum of the karma fields of their articles; the field karma of article:<id>; " +
+			"karma-comments: and the field karma of comment:<id>, the same of comments",
+		Writes: "a post enters the poster, a vote by anyone but the poster moves the article's part and the poster's sum, a deletion takes the part away; " +
+			"comments the same in karma-comments:, which a commenter leaves with their last comment",
+		Rebuild: "the walk of the time index counts each article's part from its voter sets while voting is open; the walk of the comments each comment's",
 		Invariant: "every article has its part, equal while voting is open to its up-votes less its down-votes less the poster's " +
-			"own vote; karma: gives each poster the sum of their parts",
+			"own vote; karma: gives each poster the sum of their parts; every comment likewise, and karma-comments: gives each " +
+			"user with a comment the sum of their comments' parts",
 	},
 	{
 		Name: "links", Option: "WithUniqueLinks", Mark: "links", Lib: "links", Parts: []string{LinksPart, SharesPart},

@@ -13,6 +13,7 @@ type CommentPost struct {
 	Thread  string `lua:"thread"`
 	Posts   string `lua:"posts"`
 	Parent  string `lua:"parent"` // sent with a ParentID
+	Karma   string `lua:"karma"`  // sent with KarmaKept
 
 	Gen           string   `lua:"gen"`
 	ArticleMember string   `lua:"articleMember"`
@@ -26,6 +27,7 @@ type CommentPost struct {
 	Posted        string   `lua:"posted"`
 	CutoffMillis  int64    `lua:"cutoffMillis"`
 	MaxDepth      int      `lua:"maxDepth"`
+	KarmaKept     bool     `lua:"karmaKept"`
 	Kinds         []string `lua:"kinds"`
 }
 
@@ -35,8 +37,11 @@ func (p *CommentPost) Call() Call {
 	if p.ParentID != "" {
 		keys = append(keys, p.Parent)
 	}
+	if p.KarmaKept {
+		keys = append(keys, p.Karma)
+	}
 	args := []any{p.Gen, p.ArticleMember, p.ArticleID, p.ParentID, p.CommentPrefix, p.VotedPrefix, p.RepliesPrefix,
-		p.Poster, p.Body, p.Posted, p.CutoffMillis, p.MaxDepth}
+		p.Poster, p.Body, p.Posted, p.CutoffMillis, p.MaxDepth, Flag(p.KarmaKept)}
 	return Call{Script: commentPost, Keys: keys, Args: appendNames(args, p.Kinds)}
 }
 
@@ -46,6 +51,7 @@ type CommentVote struct {
 	Voted     string `lua:"voted"`
 	Downvoted string `lua:"downvoted"`
 	Config    string `lua:"settings"`
+	Karma     string `lua:"karma"` // sent with KarmaKept
 
 	Member        string   `lua:"member"`
 	User          string   `lua:"user"`
@@ -54,13 +60,18 @@ type CommentVote struct {
 	Gen           string   `lua:"gen"`
 	Cutoff        string   `lua:"cutoff"`
 	RepliesPrefix string   `lua:"repliesPrefix"`
+	KarmaKept     bool     `lua:"karmaKept"`
 	Kinds         []string `lua:"kinds"`
 }
 
 // Call is the run of comment_vote.lua with these arguments.
 func (v *CommentVote) Call() Call {
-	args := []any{v.Member, v.User, v.Dir, v.NowText, v.Gen, v.Cutoff, v.RepliesPrefix}
-	return Call{Script: commentVote, Keys: []string{v.Hash, v.Voted, v.Downvoted, v.Config}, Args: appendNames(args, v.Kinds)}
+	keys := []string{v.Hash, v.Voted, v.Downvoted, v.Config}
+	if v.KarmaKept {
+		keys = append(keys, v.Karma)
+	}
+	args := []any{v.Member, v.User, v.Dir, v.NowText, v.Gen, v.Cutoff, v.RepliesPrefix, Flag(v.KarmaKept)}
+	return Call{Script: commentVote, Keys: keys, Args: appendNames(args, v.Kinds)}
 }
 
 // CommentDelete are comment_delete.lua's KEYS and ARGV.
@@ -68,7 +79,10 @@ type CommentDelete struct {
 	Hash      string `lua:"hash"`
 	Voted     string `lua:"voted"`
 	Downvoted string `lua:"downvoted"`
+	Config    string `lua:"settings"`
+	Karma     string `lua:"karma"` // sent with KarmaKept
 
+	Gen             string   `lua:"gen"`
 	Member          string   `lua:"member"`
 	CommentPrefix   string   `lua:"commentPrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
@@ -78,14 +92,19 @@ type CommentDelete struct {
 	ThreadPrefix    string   `lua:"threadPrefix"`
 	PostsPrefix     string   `lua:"postsPrefix"`
 	MaxClimb        int      `lua:"maxClimb"`
+	KarmaKept       bool     `lua:"karmaKept"`
 	Kinds           []string `lua:"kinds"`
 }
 
 // Call is the run of comment_delete.lua with these arguments.
 func (d *CommentDelete) Call() Call {
-	args := []any{d.Member, d.CommentPrefix, d.VotedPrefix, d.DownvotedPrefix, d.RepliesPrefix, d.ArticlePrefix,
-		d.ThreadPrefix, d.PostsPrefix, d.MaxClimb}
-	return Call{Script: commentDelete, Keys: []string{d.Hash, d.Voted, d.Downvoted}, Args: appendNames(args, d.Kinds)}
+	keys := []string{d.Hash, d.Voted, d.Downvoted, d.Config}
+	if d.KarmaKept {
+		keys = append(keys, d.Karma)
+	}
+	args := []any{d.Gen, d.Member, d.CommentPrefix, d.VotedPrefix, d.DownvotedPrefix, d.RepliesPrefix, d.ArticlePrefix,
+		d.ThreadPrefix, d.PostsPrefix, d.MaxClimb, Flag(d.KarmaKept)}
+	return Call{Script: commentDelete, Keys: keys, Args: appendNames(args, d.Kinds)}
 }
 
 // CommentEdit are comment_edit.lua's KEYS and ARGV.
@@ -102,7 +121,10 @@ func (e *CommentEdit) Call() Call {
 // CommentPurge are comment_purge.lua's KEYS and ARGV.
 type CommentPurge struct {
 	Thread string `lua:"thread"`
+	Config string `lua:"settings"`
+	Karma  string `lua:"karma"` // sent with KarmaKept
 
+	Gen             string   `lua:"gen"`
 	ArticleName     string   `lua:"articleName"`
 	CommentPrefix   string   `lua:"commentPrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
@@ -110,13 +132,19 @@ type CommentPurge struct {
 	RepliesPrefix   string   `lua:"repliesPrefix"`
 	PostsPrefix     string   `lua:"postsPrefix"`
 	Batch           int      `lua:"batch"`
+	KarmaKept       bool     `lua:"karmaKept"`
 	Kinds           []string `lua:"kinds"`
 }
 
 // Call is the run of comment_purge.lua with these arguments.
 func (p *CommentPurge) Call() Call {
-	args := []any{p.ArticleName, p.CommentPrefix, p.VotedPrefix, p.DownvotedPrefix, p.RepliesPrefix, p.PostsPrefix, p.Batch}
-	return Call{Script: commentPurge, Keys: []string{p.Thread}, Args: appendNames(args, p.Kinds)}
+	keys := []string{p.Thread, p.Config}
+	if p.KarmaKept {
+		keys = append(keys, p.Karma)
+	}
+	args := []any{p.Gen, p.ArticleName, p.CommentPrefix, p.VotedPrefix, p.DownvotedPrefix, p.RepliesPrefix, p.PostsPrefix,
+		p.Batch, Flag(p.KarmaKept)}
+	return Call{Script: commentPurge, Keys: keys, Args: appendNames(args, p.Kinds)}
 }
 
 // CommentAfter are comment_after.lua's KEYS and ARGV.

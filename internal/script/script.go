@@ -73,29 +73,30 @@ func (s *Script) Source() string { return s.src }
 
 // The scripts, one per file of lua/.
 var (
-	post          = loadVariants("post.lua")
-	vote          = loadVariants("vote.lua")
-	addGroups     = load("add_groups.lua")
-	removeGroups  = load("remove_groups.lua")
-	deleteArticle = loadVariants("delete.lua")
-	clearHistory  = load("clear_history.lua")
-	groupPage     = load("group_page.lua")
-	trimWindow    = load("trim_window.lua")
-	reindexOrders = loadVariants("reindex_orders.lua")
-	reindexGroup  = load("reindex_group.lua")
-	reindexStart  = load("reindex_start.lua")
-	reindexScan   = load("reindex_scan.lua")
-	reindexDone   = load("reindex_done.lua")
-	after         = load("after.lua")
-	settings      = load("settings.lua")
-	rescore       = load("rescore.lua")
-	edit          = loadVariants("edit.lua")
-	commentPost   = load("comment_post.lua")
-	commentVote   = load("comment_vote.lua")
-	commentDelete = load("comment_delete.lua")
-	commentEdit   = load("comment_edit.lua")
-	commentPurge  = load("comment_purge.lua")
-	commentAfter  = load("comment_after.lua")
+	post            = loadVariants("post.lua")
+	vote            = loadVariants("vote.lua")
+	addGroups       = load("add_groups.lua")
+	removeGroups    = load("remove_groups.lua")
+	deleteArticle   = loadVariants("delete.lua")
+	clearHistory    = load("clear_history.lua")
+	groupPage       = load("group_page.lua")
+	trimWindow      = load("trim_window.lua")
+	reindexOrders   = loadVariants("reindex_orders.lua")
+	reindexGroup    = load("reindex_group.lua")
+	reindexStart    = load("reindex_start.lua")
+	reindexScan     = load("reindex_scan.lua")
+	reindexDone     = load("reindex_done.lua")
+	reindexComments = load("reindex_comments.lua")
+	after           = load("after.lua")
+	settings        = load("settings.lua")
+	rescore         = load("rescore.lua")
+	edit            = loadVariants("edit.lua")
+	commentPost     = load("comment_post.lua")
+	commentVote     = load("comment_vote.lua")
+	commentDelete   = load("comment_delete.lua")
+	commentEdit     = load("comment_edit.lua")
+	commentPurge    = load("comment_purge.lua")
+	commentAfter    = load("comment_after.lua")
 )
 
 // All are the scripts, for tests that check each: of one with hooks, its
@@ -104,7 +105,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
+		reindexComments, edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of

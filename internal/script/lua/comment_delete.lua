@@ -6,20 +6,42 @@
 -- of them. The article's count of comments, which counts those not
 -- deleted, loses one.
 --
--- KEYS: hash voted downvoted
--- ARGV: member commentPrefix votedPrefix downvotedPrefix repliesPrefix
---       articlePrefix threadPrefix postsPrefix maxClimb:num kinds[name]
+-- KEYS: hash voted downvoted settings karma?karmaKept
+-- ARGV: gen member commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       articlePrefix threadPrefix postsPrefix maxClimb:num karmaKept:flag kinds[name]
 --
 -- The comment exists when its hash has a time and it is not deleted. The
 -- article's, the parents' and the poster's keys are made here from their
 -- prefixes. Everything the script writes is read first.
+--
+-- With karma kept (karmaKept), the comment's part leaves its poster's sum
+-- in karma, the commenters' karma; a poster left with no comment leaves
+-- karma.
 
-local f, bad = try('HMGET', hash, 'time', 'article', 'parent', 'poster', 'replies', 'deleted')
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
+
+local f, bad = try('HMGET', hash, 'time', 'article', 'parent', 'poster', 'replies', 'deleted', 'karma')
 if bad then
 	return bad
 end
 if not f[1] or f[6] == '1' then
 	return 'notfound'
+end
+-- The part the poster's sum holds: none for a comment written without
+-- karma, whose part Reindex has not counted.
+local poster, part = f[4], whole(f[7] or '0')
+if karmaKept and poster then
+	if not part then
+		return 'corrupt ' .. hash .. ' field karma ' .. quote(f[7]) .. ' is not a whole number'
+	end
+	local _
+	_, bad = try('ZSCORE', karma, poster)
+	if bad then
+		return bad
+	end
 end
 local replies = count(f[5])
 if not replies then
@@ -111,13 +133,20 @@ if replies == 0 then
 end
 
 redis.call('ZREM', posts, member)
+if karmaKept and poster then
+	if redis.call('ZCARD', posts) == 0 then
+		redis.call('ZREM', karma, poster)
+	elseif part ~= 0 then
+		redis.call('ZINCRBY', karma, -part, poster)
+	end
+end
 -- UNLINK: a voter set may hold many, which Redis frees aside.
 redis.call('UNLINK', voted, downvoted)
 if live then
 	redis.call('HINCRBY', article, 'comments', -1)
 end
 if replies > 0 then
-	redis.call('HDEL', hash, 'poster', 'body')
+	redis.call('HDEL', hash, 'poster', 'body', 'karma')
 	redis.call('HSET', hash, 'deleted', '1')
 	return 'ok'
 end

@@ -4,9 +4,10 @@
 -- in the poster's comments, and a comment more in the article's count and
 -- the parent's count of replies.
 --
--- KEYS: counter article byScore settings thread posts parent?parentID
+-- KEYS: counter article byScore settings thread posts parent?parentID karma?karmaKept
 -- ARGV: gen articleMember articleID parentID commentPrefix votedPrefix
---       repliesPrefix poster body posted cutoffMillis maxDepth:num kinds[name]
+--       repliesPrefix poster body posted cutoffMillis maxDepth:num karmaKept:flag
+--       kinds[name]
 --
 -- article is the article's hash, parent the parent comment's ('' for a
 -- comment on the article itself); posts is the poster's index of comments;
@@ -63,15 +64,11 @@ if parentID ~= '' then
 end
 
 local last
-last, bad = try('GET', counter)
+last, bad = lastComment(counter)
 if bad then
 	return bad
 end
-last = last or '0'
-if not (last == '0' or string.match(last, '^[1-9]%d*$')) or #last > 15 then
-	return 'corrupt ' .. counter .. ' holds ' .. quote(last) .. ', not a comment id'
-end
-local id = string.format('%d', tonumber(last) + 1)
+local id = string.format('%d', last + 1)
 local hash, voted = commentPrefix .. id, votedPrefix .. id
 for _, key in ipairs({hash, voted}) do
 	if redis.call('EXISTS', key) == 1 then
@@ -89,6 +86,9 @@ for i = 1, kinds.n do
 	end
 end
 bad = add(thread, posted, hash) or add(posts, posted, hash)
+if not bad and karmaKept then
+	bad = enter(karma, poster)
+end
 if bad then
 	return bad
 end
@@ -96,6 +96,9 @@ end
 redis.call('INCR', counter)
 redis.call('HSET', hash, 'article', articleID, 'parent', parentID, 'poster', poster, 'body', body, 'time', posted,
 	'votes', '1', 'depth', depth)
+if karmaKept then
+	redis.call('HSET', hash, 'karma', '0')
+end
 redis.call('SADD', voted, poster)
 redis.call('PEXPIRE', voted, cutoffMillis)
 redis.call('HINCRBY', article, 'comments', 1)

@@ -4,13 +4,22 @@
 -- empty, what is left of the article's own indexes of its comments. It answers the number
 -- of comments left, and after a space the number it took.
 --
--- KEYS: thread
--- ARGV: articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
---       postsPrefix batch:num kinds[name]
+-- KEYS: thread settings karma?karmaKept
+-- ARGV: gen articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       postsPrefix batch:num karmaKept:flag kinds[name]
 --
 -- articleName is the article's name in the names of its indexes
 -- ("a:7"). The posters' keys are made here from their prefix, and
 -- read before any write.
+--
+-- With karma kept (karmaKept), each comment's part leaves its poster's sum
+-- in karma, the commenters' karma; a poster left with no comment leaves
+-- karma.
+
+local unsettled = staleSettings(settings, gen)
+if unsettled then
+	return unsettled
+end
 
 -- checked reads each of keys as the type each is, read; a key of the
 -- wrong type gives the reply to return.
@@ -35,9 +44,19 @@ end
 -- Each comment leaves its parent's indexes, so that no index is left to
 -- delete whole: a parent with many replies loses them a batch at a time.
 local posters, parents, keys = {}, {}, {}
+-- parts are the posters' sums of the parts that leave, by poster, and
+-- order the posters in the order first met.
+local parts, order = {}, {}
+if karmaKept then
+	local _
+	_, bad = try('ZCARD', karma)
+	if bad then
+		return bad
+	end
+end
 for i, member in ipairs(members) do
 	local f
-	f, bad = try('HMGET', member, 'poster', 'parent')
+	f, bad = try('HMGET', member, 'poster', 'parent', 'karma')
 	if bad then
 		return bad
 	end
@@ -52,6 +71,18 @@ for i, member in ipairs(members) do
 	parents[i] = (f[2] and f[2] ~= '') and indexes(parentName(nil, f[2])) or indexes(articleName)
 	local id = string.sub(member, #commentPrefix + 1)
 	local voters = {votedPrefix .. id, downvotedPrefix .. id}
+	if karmaKept and poster then
+		-- The part the poster's sum holds: none for a comment written
+		-- without karma, whose part Reindex has not counted.
+		local part = whole(f[3] or '0')
+		if not part then
+			return 'corrupt ' .. member .. ' field karma ' .. quote(f[3]) .. ' is not a whole number'
+		end
+		if not parts[poster] then
+			order[#order + 1] = poster
+		end
+		parts[poster] = (parts[poster] or 0) + part
+	end
 	bad = checked(voters, 'SCARD') or checked(parents[i], 'ZCARD')
 	if bad then
 		return bad
@@ -83,6 +114,13 @@ for i, member in ipairs(members) do
 end
 if #members > 0 then
 	redis.call('ZREM', thread, unpack(members))
+end
+for _, poster in ipairs(order) do
+	if redis.call('ZCARD', postsPrefix .. poster) == 0 then
+		redis.call('ZREM', karma, poster)
+	elseif parts[poster] ~= 0 then
+		redis.call('ZINCRBY', karma, -parts[poster], poster)
+	end
 end
 if left == 0 then
 	-- Empty now, unless they held what no comment of the thread was.

@@ -2,20 +2,26 @@
 -- does on an article: up, down, a switch or a vote taken back, once per
 -- user, until the cutoff from the comment's posting time.
 --
--- KEYS: hash voted downvoted settings
--- ARGV: member user dir nowText gen cutoff:num repliesPrefix kinds[name]
+-- KEYS: hash voted downvoted settings karma?karmaKept
+-- ARGV: member user dir nowText gen cutoff:num repliesPrefix karmaKept:flag kinds[name]
 --
 -- The comment exists when its hash has a time and it is not deleted. Each
 -- of its parent's indexes (their names made here from the hash's article
 -- and parent, with kinds the kinds of those indexes) takes the comment's
 -- new value, if that differs from the old.
+--
+-- With karma kept (karmaKept), a vote by anyone but the poster moves the
+-- comment's part of its poster's karma (its field karma, commentPart) and
+-- the poster's sum in karma, the commenters' karma, by the up-votes less
+-- the down-votes it adds (a comment written without karma has its part
+-- counted first, and joins the sum whole).
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
 	return unsettled
 end
 
-local f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted')
+local f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster', 'karma')
 if bad then
 	return bad
 end
@@ -31,6 +37,21 @@ local now = tonumber(nowText)
 local closes = posted + cutoff
 if now >= closes then
 	return 'closed'
+end
+
+-- The part before the vote, read before the vote is worked out, as the
+-- voter sets stand.
+local poster, part = f[7], nil
+local karmaMoves = karmaKept and poster and poster ~= user
+if karmaMoves then
+	part, bad = commentPart(hash, f[8], voted, downvoted, poster, ups, downs)
+	if not bad then
+		local _
+		_, bad = try('ZSCORE', karma, poster)
+	end
+	if bad then
+		return bad
+	end
 end
 
 local up, down, _, downRead
@@ -55,4 +76,10 @@ if bad then
 	return bad
 end
 tally(hash, voted, downvoted, user, up, down, ups, downs, downRead, closes - now)
+if karmaMoves then
+	-- A part counted here, of a comment written without karma, joins its
+	-- poster's sum whole.
+	redis.call('HSET', hash, 'karma', string.format('%d', part + up - down))
+	redis.call('ZINCRBY', karma, (f[8] and 0 or part) + up - down, poster)
+end
 return 'ok'

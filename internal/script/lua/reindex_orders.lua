@@ -31,7 +31,8 @@
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step reads
 -- from it where the walk goes on from, and records there where the next
--- goes on from, or that the walk is done, and the run's counts. So steps
+-- goes on from, or that the walk is done (the walk of the comments,
+-- reindex_comments.lua, follows), and the run's counts. So steps
 -- chain whichever call sends them, even one cut short whose step runs late.
 -- It answers the posting time to go on from ('' once the walk is done),
 -- the run's counts of articles indexed, articles skipped, steps and
@@ -78,7 +79,7 @@ end
 if state[1] ~= run then
 	return 'superseded'
 end
-if state[2] == 'groups' then
+if state[2] == 'comments' or state[2] == 'groups' then
 	-- The walk is done: a step of a call cut short ran after the last.
 	local totals = redis.call('HMGET', progress, 'articles', 'skipped', 'steps', 'duplicates')
 	return {'', totals[1] or '0', totals[2] or '0', totals[3] or '0', totals[4] or '0'}
@@ -184,7 +185,7 @@ if #duplicates > 0 then
 	found = tostring(found)
 end
 if nextFrom == '' then
-	redis.call('HSET', progress, 'run', run, 'phase', 'groups', 'from', '', 'scan', '0')
+	redis.call('HSET', progress, 'run', run, 'phase', 'comments', 'from', '', 'comment', '0')
 else
 	redis.call('HSET', progress, 'run', run, 'phase', 'orders', 'from', nextFrom)
 end

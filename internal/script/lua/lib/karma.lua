@@ -26,6 +26,22 @@ local function karmaCounted(voted, downvoted, poster, ups, downs, part)
 	return ups - downs - isUp + isDown
 end
 
+-- commentPart is a comment's part of its poster's comment karma: the
+-- field karma of its hash (field, as HMGET gives it), or for a comment
+-- written while the namespace kept no karma, its part counted as
+-- karmaCounted counts an article's. It gives a reply to return if the field
+-- is no whole number or a voter set is unsound.
+local function commentPart(hash, field, voted, downvoted, poster, ups, downs)
+	local part = whole(field)
+	if field and not part then
+		return nil, 'corrupt ' .. hash .. ' field karma ' .. quote(field) .. ' is not a whole number'
+	end
+	if part then
+		return part
+	end
+	return karmaCounted(voted, downvoted, poster, ups, downs, nil)
+end
+
 -- karmaWritten writes the plan of a vote's or a deletion's hook (the
 -- plan itself: karma, poster, and part and change, or leaves): the
 -- article's new part in its hash, hash (none when the deletion takes the
