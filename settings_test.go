@@ -745,6 +745,11 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 	for i, id := range ids[:20] {
 		s.vote(e.store, "voter", id, []voting.Direction{voting.Up, voting.Down}[i%2])
 	}
+	var comments []string
+	for i := range 2*200 + 5 { // comments enough for three steps
+		comments = append(comments, e.comment(fmt.Sprintf("user%d", i%7), ids[i%3], "", "a comment"))
+	}
+	e.voteComment("voter", comments[0], voting.Up)
 	plain := e.with()
 	if _, err := plain.Settings(ctx); err != nil {
 		t.Fatal(err)
@@ -829,12 +834,17 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 		voting.WithUniqueLinks(), voting.WithUserHistory(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if got := keysWith("best:", "live:", "karma:", "links:", "linkshares:", "history:", "deleted:"); len(got) != 0 {
+	if got := keysWith("best:", "live:", "karma:", "karma-comments:", "links:", "linkshares:", "history:", "deleted:"); len(got) != 0 {
 		t.Errorf("keys of the stopped indexes left: %d, %v", len(got), got[:min(len(got), 5)])
 	}
 	for _, id := range ids {
 		if _, ok := e.hash(e.article(id))["karma"]; ok {
 			t.Fatalf("article %s keeps its part of karma", id)
+		}
+	}
+	for _, id := range comments {
+		if _, ok := e.hash(e.key("comment:" + id))["karma"]; ok {
+			t.Fatalf("comment %s keeps its part of karma", id)
 		}
 	}
 	if got, want := e.hash(e.key("indexed:")), map[string]string{"articles": fmt.Sprint(len(ids))}; !reflect.DeepEqual(got, want) {

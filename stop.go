@@ -5,7 +5,9 @@ package voting
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
@@ -28,8 +30,8 @@ import (
 // it removes their keys, in steps of a few hundred keys or articles each,
 // one round trip a step, so that other clients wait no longer than a step:
 // an index's sorted sets and hashes (UNLINK, which frees a large key in the
-// background), each group's live indexes, each article's part of karma, and
-// each user's history. A call ended by its context leaves the settings
+// background), each group's live indexes, each article's and each
+// comment's part of karma, and each user's history. A call ended by its context leaves the settings
 // changed and some keys behind: call it again to finish.
 //
 // A Store that reads the settings for the first time after this, given an
@@ -151,7 +153,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	}
 	karma := stop.Karma && !now.Karma
 	if karma {
-		unlink = append(unlink, k.Whole(schema.KarmaPart))
+		unlink = append(unlink, k.Whole(schema.KarmaPart), k.CommentKarma())
 	}
 	if stop.UniqueLinks && !now.UniqueLinks {
 		unlink = append(unlink, k.Whole(schema.LinksPart), k.Whole(schema.SharesPart))
@@ -209,6 +211,9 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 		if err != nil {
 			return err
 		}
+		if err := s.removeCommentParts(ctx); err != nil {
+			return err
+		}
 	}
 	if stop.UserHistory > 0 && now.UserHistory == 0 {
 		// The users' histories, and the voter sets of deleted articles kept
@@ -226,6 +231,38 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			if err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// removeCommentParts takes each comment's part of karma out of its hash,
+// by id up to the counter's last, stopBatch comments a step.
+func (s *Store) removeCommentParts(ctx context.Context) error {
+	k := s.keys
+	var last int64
+	err := s.rc.Session(ctx, func(c rconn.Link) error {
+		var err error
+		last, err = redis.Int64(c.Do("GET", k.CommentCounter()))
+		if err == redis.ErrNil {
+			err = nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("the comments' counter: %w", err)
+	}
+	for from := int64(1); from <= last; from += stopBatch {
+		err := s.rc.Session(ctx, func(c rconn.Link) error {
+			cmds := make([]rconn.Command, 0, stopBatch)
+			for id := from; id < from+stopBatch && id <= last; id++ {
+				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
+			}
+			_, err := c.Pipeline(cmds)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
