@@ -394,8 +394,10 @@ func (s *Store) EditComment(ctx context.Context, commentID, body string) (err er
 // its replies kept), as on Reddit; one without replies goes entirely, and
 // so does each tombstone above it that it leaves without a reply (up to a
 // hundred of them). Either way it leaves its poster's comments
-// (UserComments) and the article's count of comments. It returns an error
-// wrapping ErrNotFound for no comment or one deleted already.
+// (UserComments) and the article's count of comments, and with WithKarma
+// its part leaves its poster's comment karma (CommentKarma), which the
+// poster leaves with their last comment. It returns an error wrapping
+// ErrNotFound for no comment or one deleted already.
 func (s *Store) DeleteComment(ctx context.Context, commentID string) (err error) {
 	defer func() {
 		if err != nil {

@@ -1,23 +1,28 @@
 package voting_test
 
-// BenchmarkComments: a comment's vote against an article's, and the first
+// BenchmarkComments: a comment's vote against an article's, without karma
+// and with it (WithKarma, in a namespace of its own), and the first
 // screen of a thread (Thread with its defaults) of 10, 1,000 and 100,000
 // comments, on a real server of the suite's own, in rounds that
 // VOTING_BENCH_ROUNDS interleaves, each round starting at a different
 // one. Besides trips/op, each reports cmds/op, the commands the server ran
 // for one call (INFO commandstats, a script's own included), and the
 // memory one comment takes is reported once, as B/comment: the server's
-// used_memory before and after the 100,000 comments are written.
+// used_memory before and after the 100,000 comments are written; and once,
+// after the rounds, a Reindex of the namespace's 101,011 comments, as
+// µs/comment and cmds/comment.
 //
 //	VOTING_BENCH_ROUNDS=3 VOTING_REDIS_ADDR=127.0.0.1:6390 \
 //		go test -run '^$' -bench BenchmarkComments -benchtime=2000x .
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/articlevote/voting"
 )
@@ -46,25 +51,36 @@ func BenchmarkComments(b *testing.B) {
 		next += n
 		threads[n] = id
 	}
-	var users int
-	subs := []struct {
+	ek := newEnvOn(b, addr, "", voting.WithKarma())
+	defer ek.deleteAll()
+	karmaArticle := ek.post("alice", "voted on with karma")
+	karmaComment := ek.comment("alice", karmaArticle, "", "voted on with karma")
+	type sub struct {
 		name string
+		env  *env // e if nil
 		op   func(s *voting.Store) error
-	}{
-		{"vote/article", func(s *voting.Store) error {
+	}
+	var users int
+	subs := []sub{
+		{"vote/article", nil, func(s *voting.Store) error {
 			users++
 			return s.Vote(ctx, "u"+strconv.Itoa(users), article, voting.Up)
 		}},
-		{"vote/comment", func(s *voting.Store) error {
+		{"vote/comment", nil, func(s *voting.Store) error {
 			users++
 			return s.VoteComment(ctx, "u"+strconv.Itoa(users), comment, voting.Up)
 		}},
+		{"vote/article-karma", ek, func(s *voting.Store) error {
+			users++
+			return s.Vote(ctx, "u"+strconv.Itoa(users), karmaArticle, voting.Up)
+		}},
+		{"vote/comment-karma", ek, func(s *voting.Store) error {
+			users++
+			return s.VoteComment(ctx, "u"+strconv.Itoa(users), karmaComment, voting.Up)
+		}},
 	}
 	for _, n := range []int{10, 1000, 100_000} {
-		subs = append(subs, struct {
-			name string
-			op   func(s *voting.Store) error
-		}{fmt.Sprintf("thread/%d", n), func(s *voting.Store) error {
+		subs = append(subs, sub{fmt.Sprintf("thread/%d", n), nil, func(s *voting.Store) error {
 			nodes, _, err := s.Thread(ctx, threads[n], voting.ThreadQuery{})
 			if err == nil && len(nodes) != min(n, s.PageSize()) {
 				err = fmt.Errorf("a thread of %d comments gave %d", n, len(nodes))
@@ -80,13 +96,32 @@ func BenchmarkComments(b *testing.B) {
 	for r := range benchRounds(b) {
 		for i := range subs {
 			sub := subs[(r+i)%len(subs)]
+			on := cmp.Or(sub.env, e)
 			b.Run(sub.name, func(b *testing.B) {
-				s, trips := counted(b, e)
+				s, trips := counted(b, on)
 				measure(b, trips, func(int) error { return sub.op(s) })
-				b.ReportMetric(serverCommands(b, e, func() error { return sub.op(s) }), "cmds/op")
+				b.ReportMetric(serverCommands(b, on, func() error { return sub.op(s) }), "cmds/op")
 			})
 		}
 	}
+	b.Run("reindex/comment", func(b *testing.B) {
+		s, _ := counted(b, e)
+		var p voting.ReindexProgress
+		cmds := serverCommandsOnce(b, e, func() error {
+			start := time.Now()
+			var err error
+			p, err = s.ReindexWithProgress(ctx, nil)
+			b.ReportMetric(float64(time.Since(start).Microseconds())/float64(p.Comments), "µs/comment")
+			return err
+		})
+		for range b.N {
+		}
+		if p.Comments < 100_000 {
+			b.Fatalf("Reindex walked %d comments", p.Comments)
+		}
+		b.ReportMetric(cmds/float64(p.Comments), "cmds/comment")
+		b.ReportMetric(float64(p.Steps), "steps")
+	})
 }
 
 // serverCommands runs op 20 times and gives the commands the server ran
@@ -94,16 +129,28 @@ func BenchmarkComments(b *testing.B) {
 // must be the suite's own.
 func serverCommands(b *testing.B, e *env, op func() error) float64 {
 	b.Helper()
+	const runs = 20
+	return serverCommandsOnce(b, e, func() error {
+		for range runs {
+			if err := op(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}) / runs
+}
+
+// serverCommandsOnce runs op once and gives the commands the server ran
+// for it, as serverCommands counts them.
+func serverCommandsOnce(b *testing.B, e *env, op func() error) float64 {
+	b.Helper()
 	c := e.pool.Get()
 	defer c.Close()
 	if _, err := c.Do("CONFIG", "RESETSTAT"); err != nil {
 		b.Fatal(err)
 	}
-	const runs = 20
-	for range runs {
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
+	if err := op(); err != nil {
+		b.Fatal(err)
 	}
 	stats, err := commandStats(c)
 	if err != nil {
@@ -115,7 +162,7 @@ func serverCommands(b *testing.B, e *env, op func() error) float64 {
 			n += st.calls
 		}
 	}
-	return float64(n) / runs
+	return float64(n)
 }
 
 // usedMemory is the server's used_memory.

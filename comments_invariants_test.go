@@ -4,6 +4,7 @@ package voting_test
 // that it finds each break of them.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ type storedComment struct {
 	up, down, replies, depth                  int64
 	deleted                                   bool
 	karma                                     *int64 // the field karma, if any
+	own                                       int64  // the poster's own vote, as the field own keeps it
 }
 
 // checkComments checks every comment key of the namespace (all are its
@@ -45,8 +47,9 @@ type storedComment struct {
 //     no user in both;
 //   - with karma kept or marked built (withKarma), each comment not deleted
 //     has its part of its poster's comment karma (its field karma), equal
-//     while voting is open to its up-votes less its down-votes less the
-//     poster's own vote, and a tombstone has none; karma-comments: gives
+//     to its up-votes less its down-votes less the poster's own vote (its
+//     field own, which while voting is open the voter sets agree with),
+//     and a tombstone has none; karma-comments: gives
 //     exactly the users with a comment not deleted the sum of their parts.
 func (e *env) checkComments(c redis.Conn, all []string, articles map[string]articleCounts, now time.Time, cutoff time.Duration,
 	withKarma bool, fail func(format string, args ...any)) {
@@ -81,6 +84,12 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 					v = "0"
 				}
 				*f.to, errs[i+1] = strconv.ParseInt(v, 10, 64)
+			}
+			sc.own = 1
+			if v, ok := h["own"]; ok {
+				if sc.own, err = strconv.ParseInt(v, 10, 64); err != nil || sc.own < -1 || sc.own > 0 || sc.deleted {
+					fail("comment %s: own %q is no vote of the poster's but the up-vote, or it is deleted", id, v)
+				}
 			}
 			if v, ok := h["karma"]; ok {
 				n, err := strconv.ParseInt(v, 10, 64)
@@ -251,6 +260,15 @@ func (e *env) checkComments(c redis.Conn, all []string, articles map[string]arti
 		if int64(len(up)) != sc.up || int64(len(down)) != sc.down {
 			fail("comment %s: counters %d/%d, voter sets %d/%d", id, sc.up, sc.down, len(up), len(down))
 		}
+		own := int64(0)
+		if slices.Contains(up, sc.poster) {
+			own = 1
+		} else if slices.Contains(down, sc.poster) {
+			own = -1
+		}
+		if own != sc.own {
+			fail("comment %s: the poster's own vote is %d, its field own says %d", id, own, sc.own)
+		}
 		for _, u := range down {
 			for _, v := range up {
 				if u == v {
@@ -276,19 +294,8 @@ func (e *env) checkCommentKarma(c redis.Conn, comments map[string]*storedComment
 			fail("comment %s has no karma field", id)
 		case sc.karma != nil:
 			sums[sc.poster] += *sc.karma
-			if !time.Unix(0, int64(sc.posted*1e9)).Add(cutoff).After(now) {
-				break
-			}
-			up, _ := redis.Bool(c.Do("SISMEMBER", k.CommentVoted(id), sc.poster))
-			down, _ := redis.Bool(c.Do("SISMEMBER", k.CommentDownvoted(id), sc.poster))
-			own := int64(0)
-			if up {
-				own = 1
-			} else if down {
-				own = -1
-			}
-			if want := sc.up - sc.down - own; *sc.karma != want {
-				fail("comment %s: karma %d, want %d up - %d down - own vote %d = %d", id, *sc.karma, sc.up, sc.down, own, want)
+			if want := sc.up - sc.down - sc.own; *sc.karma != want {
+				fail("comment %s: karma %d, want %d up - %d down - own vote %d = %d", id, *sc.karma, sc.up, sc.down, sc.own, want)
 			}
 		}
 	}
@@ -349,6 +356,7 @@ func TestInvariantCheckerFindsEachCommentBreak(t *testing.T) {
 		{"comment karma of a user with no comment", func(e *env, _, _, _ string) { e.do("ZADD", e.key("karma-comments:"), 0, "ghost") }},
 		{"commenter out of comment karma", func(e *env, _, _, _ string) { e.do("ZREM", e.key("karma-comments:"), "bob") }},
 		{"comment without its part of karma", func(e *env, _, top, _ string) { e.do("HDEL", e.key("comment:"+top), "karma") }},
+		{"poster's own vote off", func(e *env, _, top, _ string) { e.do("HSET", e.key("comment:"+top), "own", "-1") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -340,7 +340,8 @@ func TestReindexOfCommentsSkipsAndRefuses(t *testing.T) {
 	index := e.key("replies:net:c:" + c)
 	e.do("DEL", index)
 	e.do("SET", index, "not a sorted set")
-	if err := e.store.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), index) {
+	if err := e.store.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), index) ||
+		strings.Count(err.Error(), "voting:") != 1 {
 		t.Fatalf("Reindex with %s a string = %v, want ErrCorrupt naming it", index, err)
 	}
 	e.do("DEL", index)
@@ -357,5 +358,118 @@ func TestReindexOfCommentsSkipsAndRefuses(t *testing.T) {
 	}
 	if got := e.zset(index); len(got) != 1 {
 		t.Errorf("%s = %v after Reindex, want the reply", index, got)
+	}
+}
+
+// TestReindexCountsClosedCommentsByThePostersOwnVote: once voting on a
+// comment written without karma has closed, and its voter sets have
+// expired, Reindex counts its part from its counters less the poster's own
+// vote as the hash keeps it: switched, taken back, or the post's up-vote.
+func TestReindexCountsClosedCommentsByThePostersOwnVote(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	switched := e.comment("bob", a, "", "first")
+	e.voteComment("bob", switched, voting.Down)
+	e.voteComment("carol", switched, voting.Up)
+	takenBack := e.comment("bob", a, "", "second")
+	e.voteComment("bob", takenBack, voting.None)
+	e.voteComment("carol", takenBack, voting.Up)
+	kept := e.comment("bob", a, "", "third")
+	e.voteComment("carol", kept, voting.Up)
+	e.voteComment("dave", kept, voting.Down)
+	restored := e.comment("bob", a, "", "fourth")
+	e.voteComment("bob", restored, voting.Down)
+	e.voteComment("bob", restored, voting.Up)
+	if got := e.hash(e.key("comment:" + switched))["own"]; got != "-1" {
+		t.Errorf("own of a comment its poster down-voted = %q, want -1", got)
+	}
+	if got := e.hash(e.key("comment:" + takenBack))["own"]; got != "0" {
+		t.Errorf("own of a comment its poster took the vote back from = %q, want 0", got)
+	}
+	if _, ok := e.hash(e.key("comment:" + restored))["own"]; ok {
+		t.Error("a comment its poster up-voted again keeps the field own")
+	}
+	e.advance(voting.DefaultCutoff + time.Hour)
+	// The voter sets expire at the cutoff; a real server's clock is not
+	// the test's.
+	for _, key := range e.keys() {
+		if strings.HasPrefix(key, e.key("comment-up:")) || strings.HasPrefix(key, e.key("comment-down:")) {
+			e.do("DEL", key)
+		}
+	}
+	k := e.with(voting.WithKarma())
+	e.store = k
+	if err := k.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// carol's up-votes on the first three, dave's down-vote on the third.
+	if got := commentKarmaOf(t, k, "bob"); got != 2 {
+		t.Errorf("bob's comment karma after Reindex of closed comments = %d, want 2", got)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// TestReindexChecksCommentKarmaFirst: karma-comments: of the wrong type
+// stops Reindex before it writes any index (its progress, reindex:, aside).
+func TestReindexChecksCommentKarmaFirst(t *testing.T) {
+	e := newEnv(t, voting.WithKarma())
+	a := e.post("alice", "discussed")
+	e.comment("bob", a, "", "first")
+	e.do("DEL", e.key("posts:alice"))
+	e.do("DEL", e.key("karma-comments:"))
+	e.do("SET", e.key("karma-comments:"), "x")
+	before := e.dump()
+	if err := e.store.Reindex(ctx); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("karma-comments:")) {
+		t.Fatalf("Reindex with karma-comments: a string = %v, want ErrCorrupt naming it", err)
+	}
+	e.do("DEL", e.key("reindex:"))
+	if after := e.dump(); after != before {
+		t.Errorf("Reindex wrote before it refused:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestStopKeepingKarmaRefusesCorruptComments: a comment's hash, or the
+// comments' counter, of the wrong type stops StopKeeping with ErrCorrupt
+// naming it, once karma is out of the settings; a call once it is sound
+// finishes.
+func TestStopKeepingKarmaRefusesCorruptComments(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		corrupt func(e *env) string
+	}{
+		{"a comment's hash a string", func(e *env) string {
+			e.do("DEL", e.key("comment:2"))
+			e.do("SET", e.key("comment:2"), "x")
+			return e.key("comment:2")
+		}},
+		{"the counter no id", func(e *env) string {
+			e.do("SET", e.key("comment:"), "abc")
+			return e.key("comment:")
+		}},
+		{"the counter a hash", func(e *env) string {
+			e.do("DEL", e.key("comment:"))
+			e.do("HSET", e.key("comment:"), "f", "v")
+			return e.key("comment:")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, voting.WithKarma())
+			a := e.post("alice", "discussed")
+			e.comment("bob", a, "", "first")
+			e.comment("carol", a, "", "second")
+			key := tt.corrupt(e)
+			err := e.store.StopKeeping(ctx, voting.WithKarma())
+			if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) || strings.Count(err.Error(), "voting:") != 1 {
+				t.Fatalf("StopKeeping with %s = %v, want ErrCorrupt naming it", key, err)
+			}
+			e.do("DEL", key)
+			e.do("SET", e.key("comment:"), "2")
+			if err := e.store.StopKeeping(ctx, voting.WithKarma()); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.hash(e.key("comment:1"))["karma"]; got != "" {
+				t.Errorf("comment 1 keeps its karma field %q", got)
+			}
+		})
 	}
 }

@@ -358,7 +358,9 @@
 //	deleted:downvoted:<id>        histories DeleteArticle has yet to clear
 //	comment:<id>          hash    a comment (PostComment): article, parent, poster,
 //	                              body, time, votes, downvotes, replies, depth,
-//	                              deleted; comment: is the counter of their ids
+//	                              deleted, and own, the poster's own vote if they
+//	                              changed it (-1, or 0 for none); comment: is the
+//	                              counter of their ids
 //	comment-up:<id>       set     a comment's up-voters, and comment-down:<id> its
 //	                              down-voters; each expires at the cutoff
 //	replies:<kind>:a:<id> zset    the comments on an article, replies:<kind>:c:<id>

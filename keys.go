@@ -102,7 +102,10 @@ import (
 //	                              article), poster, body, time, votes, downvotes,
 //	                              replies (its direct replies), depth (0 on the
 //	                              article); deleted "1" for a tombstone, which has no
-//	                              poster and no body
+//	                              poster and no body; own, the poster's own vote once
+//	                              they change it from the post's up-vote: "-1", or "0"
+//	                              for none (so Reindex counts comment karma after the
+//	                              voter sets expire)
 //	comment-up:<id>       set     users who up-voted the comment; expires at the cutoff
 //	comment-down:<id>     set     users who down-voted it; expires at the cutoff
 //	replies:<kind>:a:<id> zset    the comments on article <id>, and replies:<kind>:c:<id>

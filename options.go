@@ -216,7 +216,8 @@ func WithUserHistory(d time.Duration) Option {
 // code) is counted when Reindex runs; until then Karma and TopPosters
 // return an error wrapping ErrNotIndexed. It is the namespace's setting, as
 // WithOrders is. Comments' karma is kept apart, the same way (CommentKarma,
-// TopCommenters).
+// TopCommenters, which answer ErrNotIndexed as Karma does until Reindex
+// has counted the comments written without it).
 func WithKarma() Option {
 	return keepKind("karma")
 }

@@ -307,7 +307,8 @@ type reindexRun struct {
 	// two, as the progress hash names its run. The marks of the indexes
 	// the run builds carry its token (internal/schema/marks.go).
 	name, token, run string
-	// phase is "orders" while the time index is walked, then "groups";
+	// phase is "orders" while the time index is walked, then "comments"
+	// while the comments are, then "groups";
 	// scan is the SCAN cursor of the batch of groups being walked; group is
 	// the group being walked. The steps' scripts keep where the walk of the
 	// time index and of each group goes on from themselves, and which
@@ -466,7 +467,7 @@ func (r *reindexRun) comments() error {
 			_, err = redis.Scan(values, &next, &r.counts.Comments, &r.counts.Skipped, &r.counts.Steps)
 		}
 		if err != nil {
-			return fmt.Errorf("comments: %w", err)
+			return err
 		}
 		r.step()
 		if next == "" {

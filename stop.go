@@ -169,8 +169,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 		if len(cmds) == 0 {
 			return nil
 		}
-		_, err := c.Pipeline(cmds)
-		return err
+		return pipelined(c, cmds)
 	})
 	if err != nil {
 		return err
@@ -191,8 +190,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			if len(fields) > 0 {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, fields...)})
 			}
-			_, err := c.Pipeline(cmds)
-			return err
+			return pipelined(c, cmds)
 		})
 		if err != nil {
 			return err
@@ -205,8 +203,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			for i := 0; i < len(found); i += 2 {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{found[i], "karma"}})
 			}
-			_, err := c.Pipeline(cmds)
-			return err
+			return pipelined(c, cmds)
 		})
 		if err != nil {
 			return err
@@ -242,15 +239,20 @@ func (s *Store) removeCommentParts(ctx context.Context) error {
 	k := s.keys
 	var last int64
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
-		var err error
-		last, err = redis.Int64(c.Do("GET", k.CommentCounter()))
-		if err == redis.ErrNil {
-			err = nil
+		text, err := redis.String(c.Do("GET", k.CommentCounter()))
+		switch {
+		case err == redis.ErrNil:
+			return nil
+		case err != nil:
+			return errs.WrongType(err, k.CommentCounter(), "GET")
 		}
-		return err
+		if last, err = strconv.ParseInt(text, 10, 64); err != nil || last < 0 {
+			return errs.Corruptf("%s holds %q, not a comment id", k.CommentCounter(), text)
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("the comments' counter: %w", err)
+		return err
 	}
 	for from := int64(1); from <= last; from += stopBatch {
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
@@ -258,11 +260,25 @@ func (s *Store) removeCommentParts(ctx context.Context) error {
 			for id := from; id < from+stopBatch && id <= last; id++ {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
 			}
-			_, err := c.Pipeline(cmds)
-			return err
+			return pipelined(c, cmds)
 		})
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pipelined runs cmds in one round trip, and gives the first error a
+// command's reply is, naming its key (the first argument).
+func pipelined(c rconn.Link, cmds []rconn.Command) error {
+	replies, err := c.Pipeline(cmds)
+	if err != nil {
+		return err
+	}
+	for i, r := range replies {
+		if rerr, ok := r.(redis.Error); ok {
+			return errs.WrongType(fmt.Errorf("%s %v: %w", cmds[i].Name, cmds[i].Args[0], rerr), fmt.Sprint(cmds[i].Args[0]), cmds[i].Name)
 		}
 	}
 	return nil

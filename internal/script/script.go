@@ -300,7 +300,7 @@ var constants = strings.NewReplacer(func() []string {
 // PartConstant is the name the scripts give a key's part: KARMA_PART for
 // "karma:".
 func PartConstant(part string) string {
-	return strings.ToUpper(strings.TrimSuffix(part, ":")) + "_PART"
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSuffix(part, ":"), "-", "_")) + "_PART"
 }
 
 // A Part is one definition of the library: a block of lines with no blank

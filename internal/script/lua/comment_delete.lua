@@ -146,7 +146,7 @@ if live then
 	redis.call('HINCRBY', article, 'comments', -1)
 end
 if replies > 0 then
-	redis.call('HDEL', hash, 'poster', 'body', 'karma')
+	redis.call('HDEL', hash, 'poster', 'body', 'karma', 'own')
 	redis.call('HSET', hash, 'deleted', '1')
 	return 'ok'
 end

@@ -10,6 +10,10 @@
 -- and parent, with kinds the kinds of those indexes) takes the comment's
 -- new value, if that differs from the old.
 --
+-- A vote of the poster's own is kept in the hash (field own: '-1', or '0'
+-- for none; no field for an up-vote), so that Reindex counts the comment's
+-- part once its voter sets have expired.
+--
 -- With karma kept (karmaKept), a vote by anyone but the poster moves the
 -- comment's part of its poster's karma (its field karma, commentPart) and
 -- the poster's sum in karma, the commenters' karma, by the up-votes less
@@ -21,7 +25,7 @@ if unsettled then
 	return unsettled
 end
 
-local f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster', 'karma')
+local f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster', 'karma', 'own')
 if bad then
 	return bad
 end
@@ -44,7 +48,7 @@ end
 local poster, part = f[7], nil
 local karmaMoves = karmaKept and poster and poster ~= user
 if karmaMoves then
-	part, bad = commentPart(hash, f[8], voted, downvoted, poster, ups, downs)
+	part, bad = commentPart(hash, f[8], voted, downvoted, poster, ups, downs, f[9])
 	if not bad then
 		local _
 		_, bad = try('ZSCORE', karma, poster)
@@ -76,6 +80,15 @@ if bad then
 	return bad
 end
 tally(hash, voted, downvoted, user, up, down, ups, downs, downRead, closes - now)
+-- The poster's own vote, kept in the hash for the time after the voter
+-- sets have expired (commentCounted): none for the post's up-vote.
+if user == poster then
+	if dir == 'up' then
+		redis.call('HDEL', hash, 'own')
+	else
+		redis.call('HSET', hash, 'own', dir == 'down' and '-1' or '0')
+	end
+end
 if karmaMoves then
 	-- A part counted here, of a comment written without karma, joins its
 	-- poster's sum whole.

@@ -10,8 +10,9 @@
 -- and passed over.
 --
 -- With karma kept (karmaKept), it counts each comment's part of its
--- poster's comment karma as karmaCounted counts an article's (from its
--- voter sets while its voting is open, else the part it has), and moves
+-- poster's comment karma (commentCounted: from its voter sets while its
+-- voting is open, else the part it has, or its counters less the poster's
+-- own vote its hash keeps), and moves
 -- the poster's sum in karma, the commenters' karma, to match; a tombstone
 -- has no part.
 --
@@ -67,7 +68,7 @@ local walked, skipped = {}, 0
 for n = from + 1, to do
 	local id = string.format('%d', n)
 	local member = commentPrefix .. id
-	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'article', 'parent', 'poster', 'deleted', 'karma')
+	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'article', 'parent', 'poster', 'deleted', 'karma', 'own')
 	if type(f) ~= 'table' or f.err then
 		skipped = skipped + 1
 	elseif f[1] then
@@ -102,7 +103,7 @@ for n = from + 1, to do
 					if f[8] and not part then
 						return 'corrupt ' .. member .. ' field karma ' .. quote(f[8]) .. ' is not a whole number'
 					end
-					c.part, bad = karmaCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part)
+					c.part, bad = commentCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part, f[9])
 					c.change = (c.part or 0) - (part or 0)
 				end
 			end

@@ -3,6 +3,8 @@
 -- the poster's own vote) and karma: (KARMA_PART), each poster's sum of
 -- them. Its hooks (lib/hooks.lua): a post enters the poster; a vote moves
 -- the part and the sum; a deletion takes the part away; Reindex counts the part while voting is open.
+-- The comments' karma (karma-comments:, KARMA_COMMENTS_PART) is kept the
+-- same way by the comments' scripts, with commentCounted and commentPart.
 
 -- karmaCounted is an article's part as Reindex counts it, of its counters
 -- ups and downs and its part (nil for none): while its voting is open (a
@@ -26,12 +28,27 @@ local function karmaCounted(voted, downvoted, poster, ups, downs, part)
 	return ups - downs - isUp + isDown
 end
 
+-- commentCounted is a comment's part as Reindex counts it, of its counters
+-- ups and downs, its part (nil for none) and its poster's own vote as its
+-- hash's field own keeps it (ownField, as HMGET gives it: none for the
+-- post's up-vote, '0' for none, '-1' for a down-vote): while its voting is
+-- open, from its voter sets, as karmaCounted counts an article's; once it
+-- has closed, the part it has, or its counters less the poster's own vote.
+-- It gives a reply to return if a voter set is unsound.
+local function commentCounted(voted, downvoted, poster, ups, downs, part, ownField)
+	local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
+	if open or part then
+		return karmaCounted(voted, downvoted, poster, ups, downs, part)
+	end
+	return ups - downs - (tonumber(ownField or '1') or 1)
+end
+
 -- commentPart is a comment's part of its poster's comment karma: the
 -- field karma of its hash (field, as HMGET gives it), or for a comment
--- written while the namespace kept no karma, its part counted as
--- karmaCounted counts an article's. It gives a reply to return if the field
--- is no whole number or a voter set is unsound.
-local function commentPart(hash, field, voted, downvoted, poster, ups, downs)
+-- written while the namespace kept no karma, its part counted
+-- (commentCounted, with ownField its field own). It gives a reply to
+-- return if the field is no whole number or a voter set is unsound.
+local function commentPart(hash, field, voted, downvoted, poster, ups, downs, ownField)
 	local part = whole(field)
 	if field and not part then
 		return nil, 'corrupt ' .. hash .. ' field karma ' .. quote(field) .. ' is not a whole number'
@@ -39,7 +56,7 @@ local function commentPart(hash, field, voted, downvoted, poster, ups, downs)
 	if part then
 		return part
 	end
-	return karmaCounted(voted, downvoted, poster, ups, downs, nil)
+	return commentCounted(voted, downvoted, poster, ups, downs, nil, ownField)
 end
 
 -- karmaWritten writes the plan of a vote's or a deletion's hook (the
@@ -160,6 +177,11 @@ end
 local function karmaOnReindex(e)
 	local karma = e.prefix .. KARMA_PART
 	local _, bad = try('ZSCORE', karma, '')
+	if not bad then
+		-- The commenters' karma, which the walk of the comments writes, is
+		-- checked with the rest before the run writes anything.
+		_, bad = try('ZSCORE', e.prefix .. KARMA_COMMENTS_PART, '')
+	end
 	if bad then
 		return nil, bad
 	end
