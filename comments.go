@@ -47,7 +47,7 @@ const (
 const maxTombstoneClimb = 100
 
 // purgeBatch is how many comments of a deleted article one step takes away.
-const purgeBatch = 200
+const purgeBatch = 100
 
 // A CommentOrder is the order a list of comments is read in. Its text and
 // JSON forms are "best", "top", "new", "old" and "controversial".

@@ -34,7 +34,7 @@ import (
 // voting closed (its voter sets, which name its voters, are gone then).
 //
 // Its discussion (PostComment) goes after it, within the same call, in
-// steps of 200 comments each; no comment can join it once the article is
+// steps of 100 comments each; no comment can join it once the article is
 // gone. If the call ends before they are done, a later DeleteArticle of
 // the id takes the rest away and returns nil; with nothing left of the
 // article it returns ErrNotFound.
