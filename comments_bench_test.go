@@ -104,23 +104,28 @@ func BenchmarkComments(b *testing.B) {
 			})
 		}
 	}
+	// Reindex runs once, however often testing calls the function.
+	var reindexed voting.ReindexProgress
+	var reindexCmds, reindexMicros float64
 	b.Run("reindex/comment", func(b *testing.B) {
-		s, _ := counted(b, e)
-		var p voting.ReindexProgress
-		cmds := serverCommandsOnce(b, e, func() error {
-			start := time.Now()
-			var err error
-			p, err = s.ReindexWithProgress(ctx, nil)
-			b.ReportMetric(float64(time.Since(start).Microseconds())/float64(p.Comments), "µs/comment")
-			return err
-		})
+		if reindexed.Comments == 0 {
+			s, _ := counted(b, e)
+			reindexCmds = serverCommandsOnce(b, e, func() error {
+				start := time.Now()
+				var err error
+				reindexed, err = s.ReindexWithProgress(ctx, nil)
+				reindexMicros = float64(time.Since(start).Microseconds())
+				return err
+			})
+			if reindexed.Comments < 100_000 {
+				b.Fatalf("Reindex walked %d comments", reindexed.Comments)
+			}
+		}
 		for range b.N {
 		}
-		if p.Comments < 100_000 {
-			b.Fatalf("Reindex walked %d comments", p.Comments)
-		}
-		b.ReportMetric(cmds/float64(p.Comments), "cmds/comment")
-		b.ReportMetric(float64(p.Steps), "steps")
+		b.ReportMetric(reindexMicros/float64(reindexed.Comments), "µs/comment")
+		b.ReportMetric(reindexCmds/float64(reindexed.Comments), "cmds/comment")
+		b.ReportMetric(float64(reindexed.Steps), "steps")
 	})
 }
 
