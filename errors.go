@@ -59,6 +59,28 @@ func (e *opError) Error() string {
 
 func (e *opError) Unwrap() error { return e.err }
 
+// within wraps err, if not nil, with what it happened within ("group
+// news"): its text is what, then err's without the package's name, which
+// the operation's error (failed) gives once.
+func within(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &contextError{what: what, err: err}
+}
+
+// A contextError is an error and what it happened within (within).
+type contextError struct {
+	what string
+	err  error
+}
+
+func (e *contextError) Error() string {
+	return e.what + ": " + strings.TrimPrefix(e.err.Error(), errs.Prefix)
+}
+
+func (e *contextError) Unwrap() error { return e.err }
+
 // idText is an article id as an operation's name gives it: as it is when
 // it is well formed, quoted when not, so that an empty or odd id shows.
 func idText(id string) string {

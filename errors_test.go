@@ -69,6 +69,13 @@ func TestErrorsNameThePackageAndTheOperationOnce(t *testing.T) {
 			return e.store.Reindex(ctx)
 		}, voting.ErrCorrupt, "voting: reindex: corrupt data: " + e.key("votes:") + " is of the wrong type"},
 		{func() error {
+			record := e.key("groups:" + id)
+			e.do("DEL", record)
+			e.do("SET", record, "x")
+			defer e.do("DEL", record)
+			return e.store.Reindex(ctx)
+		}, voting.ErrCorrupt, "voting: reindex: group go: corrupt data: " + e.key("groups:"+id)},
+		{func() error {
 			done, cancel := context.WithCancel(ctx)
 			cancel()
 			_, err := e.store.GetArticles(done, 1, voting.ByScore)

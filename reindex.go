@@ -398,7 +398,7 @@ func (r *reindexRun) orders() error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("trim %s: %w", schema.Orders[o].Name, err)
+			return within("trim "+schema.Orders[o].Name, err)
 		}
 		r.step()
 	}
@@ -536,7 +536,7 @@ func (r *reindexRun) groups() error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("scan for groups: %w", err)
+			return within("scan for groups", err)
 		}
 		r.step()
 		// The group the last call was walking first, then the others.
@@ -584,7 +584,7 @@ func (r *reindexRun) walkGroup(name string) error {
 			_, err = redis.Scan(values, &cursor, &records, &r.counts.Skipped, &r.counts.Groups, &r.counts.Steps)
 		}
 		if err != nil {
-			return fmt.Errorf("group %s: %w", name, err)
+			return within("group "+name, err)
 		}
 		r.step()
 		if cursor == "0" {
