@@ -299,15 +299,19 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Dir
 	}
 	k := s.keys
 	reply, ns, err := s.writeWith(ctx, func(ns *state) (any, error) {
-		now := s.now()
-		if err := schema.CheckClock(now); err != nil {
-			return nil, err
-		}
-		v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
-			Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
-			Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
-			Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
-		return s.rc.Run(ctx, v.Call().Eval())
+		// Shared as an article's vote is (WithAutoPipelining), the clock
+		// read once the connection is had.
+		return s.rc.RunShared(ctx, func() (rconn.Eval, error) {
+			now := s.now()
+			if err := schema.CheckClock(now); err != nil {
+				return rconn.Eval{}, err
+			}
+			v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
+				Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
+				Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
+				Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+			return v.Call().Eval(), nil
+		})
 	})
 	st, err := script.ReadStatus(reply, err)
 	if err != nil {

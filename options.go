@@ -296,10 +296,10 @@ func WithClientCache(pages int) Option {
 
 // WithAutoPipelining(false) turns auto-pipelining off: every call then
 // takes a connection of the pool for its round trip, as the book's code
-// does. It is on by default: a vote that finds more than 8 votes of the
-// Store in flight, its own included, sends its script on one of two
-// connections the Store shares among such calls, behind the other
-// goroutines' commands, and Redis reads and answers them together. At 64
+// does. It is on by default: a vote (Vote, VoteComment) that finds more
+// than 8 votes of the Store in flight, its own included, sends its script
+// on one of two connections the Store shares among such calls, behind the
+// other goroutines' commands, and Redis reads and answers them together. At 64
 // goroutines and more this saves about a quarter of the server's time a
 // vote and gives a third more votes a second (BENCHMARKS.md); a vote that
 // finds fewer in flight takes a connection of its own, as without it.

@@ -131,6 +131,55 @@ func TestAutoPipeliningKeepsEveryVote(t *testing.T) {
 	}
 }
 
+// Comment votes share the connections as article votes do, with karma
+// kept: every vote is counted, and the karma with it.
+func TestAutoPipeliningKeepsEveryCommentVote(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, voting.WithKarma())
+	a := e.post("alice", "discussed")
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, e.comment(fmt.Sprintf("poster%d", i), a, "", "a comment"))
+	}
+	s, ps := pipelined(e, voting.WithKarma())
+	const goroutines, votes = 32, 40
+	var ups, downs [4]atomic.Int64
+	together(goroutines, func(g int) {
+		for i := range votes {
+			c, user := (g+i)%len(ids), fmt.Sprintf("cv%d-%d", g, i)
+			dir := voting.Up
+			if i%3 == 0 {
+				dir = voting.Down
+			}
+			if err := s.VoteComment(ctx, user, ids[c], dir); err != nil {
+				t.Errorf("VoteComment(%s, %s, %v): %v", user, ids[c], dir, err)
+				return
+			}
+			if dir == voting.Up {
+				ups[c].Add(1)
+			} else {
+				downs[c].Add(1)
+			}
+		}
+	})
+	for i, id := range ids {
+		c, err := e.store.Comment(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Upvotes != 1+ups[i].Load() || c.Downvotes != downs[i].Load() {
+			t.Errorf("comment %s: %d up, %d down; want %d, %d", id, c.Upvotes, c.Downvotes, 1+ups[i].Load(), downs[i].Load())
+		}
+		if k := commentKarmaOf(t, e.store, c.Poster); k != ups[i].Load()-downs[i].Load() {
+			t.Errorf("%s's comment karma = %d, want %d", c.Poster, k, ups[i].Load()-downs[i].Load())
+		}
+	}
+	if shared := ps.Shared(); e.isCluster() && shared != 0 || !e.isCluster() && shared == 0 {
+		t.Errorf("%d comment votes went on shared connections (cluster: %v)", shared, e.isCluster())
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
 // A broken shared connection fails the calls waiting on it, or they are
 // sent on a connection of their own; the next overlapping votes dial
 // again. Every vote acknowledged is in Redis.
