@@ -232,6 +232,13 @@ func startVoters(e *env, ids []string, keepGoing bool, also func() error) *voter
 	return v
 }
 
+// count is how many votes have been acknowledged so far.
+func (v *voters) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.acked)
+}
+
 // halt stops the voters and returns the acknowledged votes.
 func (v *voters) halt() []ack {
 	v.stop.Store(true)
@@ -262,7 +269,11 @@ func TestAcknowledgedVotesSurviveACrash(t *testing.T) {
 		ids = append(ids, e.post("alice", fmt.Sprintf("durable %d", i)))
 	}
 	v := startVoters(e, ids, false, nil)
+	// Half a second of votes, and at least a hundred acknowledged: with
+	// every write fsynced, a disk that other work keeps busy can hold the
+	// first ones back.
 	time.Sleep(500 * time.Millisecond)
+	waitFor(func() bool { return v.count() >= 100 })
 	srv.kill()
 	acked := v.halt()
 	srv.restart()
