@@ -81,7 +81,7 @@ if bad then
 end
 tally(hash, voted, downvoted, user, up, down, ups, downs, downRead, closes - now)
 -- The poster's own vote, kept in the hash for the time after the voter
--- sets have expired (commentCounted): none for the post's up-vote.
+-- sets have expired (karmaCounted): none for the post's up-vote.
 if user == poster then
 	if dir == 'up' then
 		redis.call('HDEL', hash, 'own')

@@ -10,7 +10,7 @@
 -- and passed over.
 --
 -- With karma kept (karmaKept), it counts each comment's part of its
--- poster's comment karma (commentCounted: from its voter sets while its
+-- poster's comment karma (karmaCounted: from its voter sets while its
 -- voting is open, else the part it has, or its counters less the poster's
 -- own vote its hash keeps), and moves
 -- the poster's sum in karma, the commenters' karma, to match; a tombstone
@@ -103,7 +103,7 @@ for n = from + 1, to do
 					if f[8] and not part then
 						return 'corrupt ' .. member .. ' field karma ' .. quote(f[8]) .. ' is not a whole number'
 					end
-					c.part, bad = commentCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part, f[9])
+					c.part, bad = karmaCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part, commentOwn(f[9]))
 					c.change = (c.part or 0) - (part or 0)
 				end
 			end

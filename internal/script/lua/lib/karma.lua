@@ -4,18 +4,20 @@
 -- them. Its hooks (lib/hooks.lua): a post enters the poster; a vote moves
 -- the part and the sum; a deletion takes the part away; Reindex counts the part while voting is open.
 -- The comments' karma (karma-comments:, KARMA_COMMENTS_PART) is kept the
--- same way by the comments' scripts, with commentCounted and commentPart.
+-- same way by the comments' scripts, with commentOwn and commentPart.
 
--- karmaCounted is an article's part as Reindex counts it, of its counters
+-- karmaCounted is an item's part as Reindex counts it, of its counters
 -- ups and downs and its part (nil for none): while its voting is open (a
 -- voter set with members by its count is there), from its voter sets, voted
--- and downvoted; once it has closed, the part it has, or one with the
--- poster's up-vote (the book's code allows the poster no other vote). It
--- gives a reply to return if a voter set is unsound.
-local function karmaCounted(voted, downvoted, poster, ups, downs, part)
+-- and downvoted; once it has closed, the part it has, or its counters less
+-- the poster's own vote, own: a comment's as its hash keeps it; for an
+-- article (own nil), the poster's up-vote (the book's code allows the
+-- poster no other vote). It gives a reply to return if a voter set is
+-- unsound.
+local function karmaCounted(voted, downvoted, poster, ups, downs, part, own)
 	local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
 	if not open then
-		return part or ups - downs - (ups > 0 and 1 or 0)
+		return part or ups - downs - (own or (ups > 0 and 1 or 0))
 	end
 	local isUp, bad = try('SISMEMBER', voted, poster)
 	local isDown
@@ -28,25 +30,17 @@ local function karmaCounted(voted, downvoted, poster, ups, downs, part)
 	return ups - downs - isUp + isDown
 end
 
--- commentCounted is a comment's part as Reindex counts it, of its counters
--- ups and downs, its part (nil for none) and its poster's own vote as its
--- hash's field own keeps it (ownField, as HMGET gives it: none for the
--- post's up-vote, '0' for none, '-1' for a down-vote): while its voting is
--- open, from its voter sets, as karmaCounted counts an article's; once it
--- has closed, the part it has, or its counters less the poster's own vote.
--- It gives a reply to return if a voter set is unsound.
-local function commentCounted(voted, downvoted, poster, ups, downs, part, ownField)
-	local open = (ups == 0 or redis.call('EXISTS', voted) == 1) and (downs == 0 or redis.call('EXISTS', downvoted) == 1)
-	if open or part then
-		return karmaCounted(voted, downvoted, poster, ups, downs, part)
-	end
-	return ups - downs - (tonumber(ownField or '1') or 1)
+-- commentOwn is a comment's poster's own vote as its hash's field own
+-- keeps it (ownField, as HMGET gives it): none for the post's up-vote,
+-- '0' for none, '-1' for a down-vote.
+local function commentOwn(ownField)
+	return tonumber(ownField or '1') or 1
 end
 
 -- commentPart is a comment's part of its poster's comment karma: the
 -- field karma of its hash (field, as HMGET gives it), or for a comment
 -- written while the namespace kept no karma, its part counted
--- (commentCounted, with ownField its field own). It gives a reply to
+-- (karmaCounted, with ownField its field own, commentOwn). It gives a reply to
 -- return if the field is no whole number or a voter set is unsound.
 local function commentPart(hash, field, voted, downvoted, poster, ups, downs, ownField)
 	local part = whole(field)
@@ -56,7 +50,7 @@ local function commentPart(hash, field, voted, downvoted, poster, ups, downs, ow
 	if part then
 		return part
 	end
-	return commentCounted(voted, downvoted, poster, ups, downs, nil, ownField)
+	return karmaCounted(voted, downvoted, poster, ups, downs, nil, commentOwn(ownField))
 end
 
 -- karmaWritten writes the plan of a vote's or a deletion's hook (the
