@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
@@ -182,8 +183,27 @@ var commentKinds = func() []string {
 	return kinds
 }()
 
-// checkBody checks a comment's body.
-func checkBody(body string) error { return checkText("comment", body, MaxCommentLen) }
+// checkBody checks a comment's body, which is multi-line text: line
+// breaks, tabs and spaces may stand anywhere in it. It refuses only what
+// cannot be text (invalid UTF-8, and the C0 control characters, NUL among
+// them, but tab, line feed and carriage return), a body with nothing but
+// white space, and one over MaxCommentLen characters.
+func checkBody(body string) error {
+	switch {
+	case body == "":
+		return errs.Invalidf("comment is empty")
+	case !utf8.ValidString(body):
+		return errs.Invalidf("comment is not valid UTF-8")
+	case strings.TrimSpace(body) == "":
+		return errs.Invalidf("comment is blank: it has only white space")
+	case utf8.RuneCountInString(body) > MaxCommentLen:
+		return errs.Invalidf("comment is longer than %d characters", MaxCommentLen)
+	}
+	if i := strings.IndexFunc(body, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' }); i >= 0 {
+		return errs.Invalidf("comment holds the control character %U at byte %d", rune(body[i]), i)
+	}
+	return nil
+}
 
 // checkParent checks a parent comment id, "" for none.
 func checkParent(id string) error {
@@ -197,11 +217,14 @@ func checkParent(id string) error {
 // a reply to that comment, which must be a comment of the same article,
 // and returns its id. The comment starts with its poster's up-vote, as an
 // article does, and the article's Comments and the parent's Replies count
-// it, all in one atomic step. It returns an error wrapping ErrNotFound for
-// no such article, or no such parent comment (or a deleted one), and
-// ErrInvalid for a parent on another article, an empty or over-long body
-// (MaxCommentLen) or a reply deeper than MaxCommentDepth; nothing is
-// written then.
+// it, all in one atomic step. The body is multi-line text, kept as given:
+// line breaks (\n or \r\n), tabs and spaces may stand anywhere in it. It
+// returns an error wrapping ErrNotFound for no such article, or no such
+// parent comment (or a deleted one), and ErrInvalid for a parent on another
+// article, a reply deeper than MaxCommentDepth, or a body that is empty,
+// blank (white space alone), over MaxCommentLen characters, not valid UTF-8
+// or holds a control character below U+0020 other than tab, line feed and
+// carriage return; nothing is written then.
 func (s *Store) PostComment(ctx context.Context, poster, articleID, parentID, body string) (id string, err error) {
 	defer func() {
 		if err != nil {
@@ -375,7 +398,7 @@ func (s *Store) UserCommentVotes(ctx context.Context, user string, commentIDs ..
 
 // EditComment sets a comment's body; nothing else changes. It returns an
 // error wrapping ErrNotFound for no comment or a deleted one, and
-// ErrInvalid for an empty or over-long body. The library does not know
+// ErrInvalid for a body PostComment refuses. The library does not know
 // who asks: a site lets the poster alone edit, as it does an article.
 func (s *Store) EditComment(ctx context.Context, commentID, body string) (err error) {
 	defer func() {

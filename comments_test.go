@@ -133,6 +133,11 @@ func TestPostCommentRefusesBadInputAndWritesNothing(t *testing.T) {
 		{"an empty body", "bob", a, "", "", voting.ErrInvalid},
 		{"a blank body", "bob", a, "", "   ", voting.ErrInvalid},
 		{"a long body", "bob", a, "", strings.Repeat("x", voting.MaxCommentLen+1), voting.ErrInvalid},
+		{"a body of line breaks and tabs", "bob", a, "", "\n\r\n\t \n", voting.ErrInvalid},
+		{"a NUL", "bob", a, "", "one\x00two", voting.ErrInvalid},
+		{"a bell", "bob", a, "", "ding\a", voting.ErrInvalid},
+		{"an escape", "bob", a, "", "\x1b[31mred", voting.ErrInvalid},
+		{"invalid UTF-8", "bob", a, "", "caf\xe9", voting.ErrInvalid},
 		{"no poster", "", a, "", "hi", voting.ErrInvalid},
 		{"a bad article id", "bob", "x1", "", "hi", voting.ErrInvalid},
 		{"a bad parent id", "bob", a, "01", "hi", voting.ErrInvalid},
@@ -576,4 +581,67 @@ func TestDeleteCommentOfAParentGoneAlready(t *testing.T) {
 	if e.exists(e.key("comment:" + p)) {
 		t.Error("the deletion wrote the parent's hash again")
 	}
+}
+
+// TestACommentBodyIsMultiLineText: a body keeps its line breaks, tabs,
+// indentation and spaces at either end, as posted and as edited, in every
+// read.
+func TestACommentBodyIsMultiLineText(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	long := strings.Repeat("\n", voting.MaxCommentLen-1) + "x"
+	for _, body := range []string{
+		"first line\nsecond line",
+		"para\r\n\r\npara",
+		"list:\n- one\n- two",
+		"a\ttab",
+		"    indented code",
+		"a trailing space ",
+		"\nstarts with a line break",
+		long,
+	} {
+		short := body
+		if len(short) > 40 {
+			short = short[:40] + "..."
+		}
+		id, err := e.store.PostComment(ctx, "bob", a, "", body)
+		if err != nil {
+			t.Errorf("PostComment(%q) = %v", short, err)
+			continue
+		}
+		if got := e.hash(e.key("comment:" + id))["body"]; got != body {
+			t.Errorf("comment:%s body = %q, want %q", id, got, short)
+		}
+		if c, err := e.store.Comment(ctx, id); err != nil || c.Body != body {
+			t.Errorf("Comment(%s) = %v, the body as posted %t; want %q", id, err, c.Body == body, short)
+		}
+		edited := "\tedited\n" + body
+		if body == long {
+			edited = strings.Repeat("\t", voting.MaxCommentLen-1) + "y"
+		}
+		if err := e.store.EditComment(ctx, id, edited); err != nil {
+			t.Errorf("EditComment of %q = %v", short, err)
+		}
+		if c, err := e.store.Comment(ctx, id); err != nil || c.Body != edited {
+			t.Errorf("Comment(%s) after the edit = %v, the body as edited %t", id, err, c.Body == edited)
+		}
+	}
+	page, _, err := e.store.Comments(ctx, a, voting.CommentQuery{Order: voting.CommentsByOld})
+	if err != nil || len(page) != 8 || page[0].Body != "\tedited\nfirst line\nsecond line" {
+		t.Fatalf("Comments oldest first = %d comments, first %q, %v", len(page), firstBody(page), err)
+	}
+	before := e.dump()
+	if err := e.store.EditComment(ctx, page[0].ID, "bad\x00"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("EditComment with a NUL = %v, want ErrInvalid", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a refused edit wrote")
+	}
+}
+
+func firstBody(page []voting.Comment) string {
+	if len(page) == 0 {
+		return ""
+	}
+	return page[0].Body
 }

@@ -163,6 +163,9 @@
 //   - WithClientCache(n), 0: keep up to n numbered pages and counts in the
 //     Store's memory, emptied at every write to the namespace, which Redis
 //     reports (client-side caching, Redis 6 and later); Close ends it.
+//   - WithAutoPipelining(on), on: votes that find more than 8 others in
+//     flight share two connections and reach Redis together; off, every
+//     call takes a connection of the pool.
 //   - WithOrders(o...), WithLiveGroups(), WithUserHistory(d), WithKarma(),
 //     WithUniqueLinks(): indexes the namespace keeps beyond the book's;
 //     each is the namespace's setting once a Store has added it, and each
@@ -216,6 +219,9 @@
 //     UTF-8, with no control characters and no space at either end, so not
 //     blank;
 //   - a title: the same, 1 to MaxTitleLen characters;
+//   - a comment's body: multi-line text of 1 to MaxCommentLen characters
+//     of valid UTF-8, with line breaks, tabs and spaces anywhere, and no
+//     other control character below U+0020 (NUL among them); not blank;
 //   - a link: an absolute http or https URL with a host, at most MaxLinkLen
 //     bytes, with no spaces or control characters; the host is a name
 //     (letters of any script, digits, ._~!$&'()*+,;=- and %-escapes of

@@ -296,8 +296,13 @@ func (s *Store) readSettings(ctx context.Context) (gen string, set Settings, err
 		fields, err = redis.StringMap(c.Do("HGETALL", k.Settings()))
 		return errs.WrongType(err, k.Settings(), "HGETALL")
 	})
-	if err != nil || fields[setGen] == "" {
+	if err != nil || len(fields) == 0 {
 		return "", Settings{}, err
+	}
+	// A hash with fields but no generation is damaged, not absent: taken
+	// for none, the Store's own options would be written over it.
+	if n, perr := strconv.ParseUint(fields[setGen], 10, 64); perr != nil || n == 0 {
+		return "", Settings{}, errs.Corruptf("%s holds %s %q, not a generation", k.Settings(), setGen, fields[setGen])
 	}
 	set, err = parseSettings(k.Settings(), fields)
 	return fields[setGen], set, err

@@ -1031,3 +1031,48 @@ func TestStopKeepingDuringReindex(t *testing.T) {
 	e.store = votes
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// TestDamagedSettingsAreCorrupt: a settings: hash that does not parse,
+// one with no generation among them, is ErrCorrupt naming the key, and
+// no Store writes its own options over it.
+func TestDamagedSettingsAreCorrupt(t *testing.T) {
+	good := map[string]string{"gen": "3", "weight": "432", "cutoff": "604800000", "history": "0", "orders": "", "kinds": "live"}
+	for _, c := range []struct{ name, field, value string }{
+		{"no generation", "gen", ""},
+		{"a generation of 0", "gen", "0"},
+		{"a generation that is no number", "gen", "three"},
+		{"a weight that is no number", "weight", "heavy"},
+		{"a cutoff under a second", "cutoff", "999"},
+		{"an unknown order", "orders", "sideways"},
+		{"an unknown kind", "kinds", "live gold"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, voting.WithKarma())
+			args := []any{e.key("settings:")}
+			for f, v := range good {
+				if f == c.field {
+					if c.value == "" {
+						continue // the field is missing
+					}
+					v = c.value
+				}
+				args = append(args, f, v)
+			}
+			e.do("DEL", e.key("settings:"))
+			e.do("HSET", args...)
+			before := e.dump()
+			for _, s := range []*voting.Store{e.with(voting.WithKarma()), e.with()} {
+				_, err := s.Settings(ctx)
+				if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("settings:")) {
+					t.Errorf("Settings = %v, want ErrCorrupt naming %s", err, e.key("settings:"))
+				}
+				if _, err := s.PostArticle(ctx, "alice", "title", "https://example.com/", "g"); !errors.Is(err, voting.ErrCorrupt) {
+					t.Errorf("PostArticle = %v, want ErrCorrupt", err)
+				}
+			}
+			if after := e.dump(); after != before {
+				t.Errorf("the key space changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
