@@ -538,7 +538,7 @@ func (s *Store) Comments(ctx context.Context, articleID string, q CommentQuery) 
 		if spec.Oldest {
 			page, next, err = s.oldestFirst(c, index, w, commentList(spec), parent)
 		} else {
-			page, next, err = s.entries(c, plainListing(index), w, commentList(spec), parent, nil)
+			page, next, err = s.entries(c, plainListing(index), w, commentList(spec), parent, s.keys.CommentPrefix(), nil)
 		}
 		if err != nil {
 			return err
@@ -568,13 +568,13 @@ func (s *Store) oldestFirst(c rconn.Link, index string, w window, list, scope st
 		reply, err = c.Do("ZRANGE", index, 0, w.size, "WITHSCORES") // one more, to tell whether a page follows
 		page, err = redis.Values(reply, errs.WrongType(err, index, "ZRANGE"))
 	default:
-		after := script.CommentAfter{Index: index, Score: w.at.value, Member: w.at.member, Size: w.size + 1}
+		after := script.CommentAfter{Index: index, Score: w.at.value, Member: s.keys.CommentPrefix() + w.at.member, Size: w.size + 1}
 		page, err = script.ReadList(c.Run(after.Call().Eval()))
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	page, last := cutPage(page, w.size, "")
+	page, last := cutPage(page, w.size, s.keys.CommentPrefix())
 	if last != nil {
 		next = makeCursor(list, scope, *last)
 	}
@@ -684,7 +684,7 @@ func (s *Store) UserComments(ctx context.Context, user string, p Paging) (commen
 		return nil, "", err
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		page, n, err := s.entries(c, plainListing(s.keys.UserComments(user)), w, userCommentsList, user, nil)
+		page, n, err := s.entries(c, plainListing(s.keys.UserComments(user)), w, userCommentsList, user, s.keys.CommentPrefix(), nil)
 		if err != nil {
 			return err
 		}

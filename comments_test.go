@@ -5,8 +5,11 @@ package voting_test
 // discussion going with it.
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -644,4 +647,75 @@ func firstBody(page []voting.Comment) string {
 		return ""
 	}
 	return page[0].Body
+}
+
+// TestACommentPageTooFarOnIsEmpty: a page number so large that its bounds
+// overflow is past the end of every list of comments, as of articles.
+func TestACommentPageTooFarOnIsEmpty(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	top := e.comment("bob", a, "", "first")
+	e.comment("carol", a, top, "reply")
+	for _, page := range []int{3, math.MaxInt} {
+		for _, o := range []voting.CommentOrder{voting.CommentsByBest, voting.CommentsByTop, voting.CommentsByNew,
+			voting.CommentsByOld, voting.CommentsByControversy} {
+			for _, parent := range []string{"", top} {
+				got, next, err := e.store.Comments(ctx, a, voting.CommentQuery{Parent: parent, Order: o, Paging: voting.Paging{Page: page}})
+				if err != nil || len(got) != 0 || next != "" {
+					t.Errorf("Comments(parent %q, %v, page %d) = %v, %q, %v; want an empty page", parent, o, page, commentIDs(got), next, err)
+				}
+			}
+		}
+		got, next, err := e.store.UserComments(ctx, "bob", voting.Paging{Page: page})
+		if err != nil || len(got) != 0 || next != "" {
+			t.Errorf("UserComments(page %d) = %v, %q, %v; want an empty page", page, commentIDs(got), next, err)
+		}
+	}
+	if _, _, err := e.store.Comments(ctx, "999", voting.CommentQuery{Paging: voting.Paging{Page: math.MaxInt}}); !errors.Is(err, voting.ErrNotFound) {
+		t.Errorf("Comments of no article, a page too far on = %v, want ErrNotFound", err)
+	}
+}
+
+// TestACommentCursorCarriesNoKey: a cursor of a list of comments holds the
+// comment's id, as an article cursor holds the article's, not the
+// namespace's key of it, and a walk by cursor still lists every comment.
+func TestACommentCursorCarriesNoKey(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	var ids []string
+	for i := range 5 {
+		ids = append(ids, e.comment("bob", a, "", fmt.Sprintf("comment %d", i)))
+		e.advance(time.Second)
+	}
+	for _, o := range []voting.CommentOrder{voting.CommentsByNew, voting.CommentsByOld} {
+		var walked []string
+		after := ""
+		for {
+			page, next, err := e.store.Comments(ctx, a, voting.CommentQuery{Order: o, Paging: voting.Paging{After: after, Size: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			walked = append(walked, commentIDs(page)...)
+			if next == "" {
+				break
+			}
+			raw, err := base64.RawURLEncoding.DecodeString(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields := strings.Split(string(raw), "\n")
+			if last := page[len(page)-1].ID; fields[len(fields)-1] != last || strings.Contains(string(raw), "comment:") {
+				t.Errorf("%v: a cursor holds %q, want the last comment's id %s alone", o, raw, last)
+			}
+			after = next
+		}
+		if want := sorted(ids); !reflect.DeepEqual(sorted(walked), want) || len(walked) != len(ids) {
+			t.Errorf("%v by cursor: %v, want each of %v once", o, walked, ids)
+		}
+	}
+	_, next, err := e.store.UserComments(ctx, "bob", voting.Paging{Size: 2})
+	raw, _ := base64.RawURLEncoding.DecodeString(next)
+	if err != nil || strings.Contains(string(raw), "comment:") {
+		t.Errorf("UserComments' cursor holds %q, %v; want no key", raw, err)
+	}
 }

@@ -150,7 +150,7 @@ func (s *Store) Groups(ctx context.Context, p Paging) (groups []GroupSize, next 
 	l := plainListing(s.keys.GroupSizes())
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var page []any
-		page, next, err = s.entries(c, l, w, groupsList, "", nil)
+		page, next, err = s.entries(c, l, w, groupsList, "", "", nil)
 		if err != nil {
 			return err
 		}

@@ -173,7 +173,7 @@ func (s *Store) historyPage(c rconn.Link, l listing, w window, user string, now 
 		at, err := strconv.ParseFloat(string(b), 64)
 		return err == nil && at > since
 	}
-	page, next, err := s.entries(c, l, w, historyList, user, within)
+	page, next, err := s.entries(c, l, w, historyList, user, "", within)
 	entries, err := redis.ByteSlices(page, err)
 	if err != nil {
 		return nil, nil, "", err

@@ -139,7 +139,7 @@ func (s *Store) topKarma(ctx context.Context, l listing, list string, p Paging) 
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
 		var page []any
-		page, next, err = s.entries(c, l, w, list, "", nil)
+		page, next, err = s.entries(c, l, w, list, "", "", nil)
 		if err != nil {
 			return err
 		}

@@ -605,20 +605,25 @@ func plainListing(key string) listing {
 // their values, and for a page by cursor the cursor of the page after it:
 // by number, from w's start to its stop; by cursor, after w's point, one
 // entry more than the page holds to tell whether a page follows, if that
-// entry's value is within the list (within nil: every value is).
-func (s *Store) entries(c rconn.Link, l listing, w window, list, scope string, within func(value any) bool) (page []any, next string, err error) {
+// entry's value is within the list (within nil: every value is). prefix is
+// what the index's members have before what a cursor holds of them (a
+// comment's id), so that a cursor carries no key of the namespace.
+func (s *Store) entries(c rconn.Link, l listing, w window, list, scope, prefix string, within func(value any) bool) (page []any, next string, err error) {
+	if w.past {
+		return nil, "", nil
+	}
 	if w.byNumber {
 		page, err = redis.Values(s.read(c, l, rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, w.start, w.stop, "WITHSCORES"}}))
 		return page, "", err
 	}
-	page, err = s.readAfter(c, l, "", w)
+	page, err = s.readAfter(c, l, prefix, w)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(page)/2 > w.size && within != nil && !within(page[2*w.size+1]) {
 		page = page[:2*w.size] // the one more is past the list's end
 	}
-	page, last := cutPage(page, w.size, "")
+	page, last := cutPage(page, w.size, prefix)
 	if last != nil {
 		next = makeCursor(list, scope, *last)
 	}

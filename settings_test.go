@@ -5,6 +5,7 @@ package voting_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -1074,5 +1075,28 @@ func TestDamagedSettingsAreCorrupt(t *testing.T) {
 				t.Errorf("the key space changed:\nbefore %s\nafter  %s", before, after)
 			}
 		})
+	}
+}
+
+// TestSettingsInJSON: the durations are text, not nanoseconds, and read
+// back as written.
+func TestSettingsInJSON(t *testing.T) {
+	set := voting.Settings{Orders: []voting.Order{voting.ByScore, voting.ByTime, voting.ByHot}, LiveGroups: true,
+		UserHistory: 90 * time.Minute, Karma: true, VoteWeight: 432, Cutoff: time.Hour + 1500*time.Microsecond}
+	b, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"orders":["score","time","hot"],"liveGroups":true,"userHistory":"1h30m0s","karma":true,"uniqueLinks":false,` +
+		`"voteWeight":432,"cutoff":"1h0m0.0015s"}`
+	if string(b) != want {
+		t.Errorf("json.Marshal(Settings) = %s, want %s", b, want)
+	}
+	var back voting.Settings
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, set) {
+		t.Errorf("json.Unmarshal = %+v, %v; want %+v", back, err, set)
+	}
+	if err := json.Unmarshal([]byte(`{"cutoff":"a week"}`), &back); err == nil {
+		t.Error("json.Unmarshal of a cutoff that is no duration succeeded")
 	}
 }

@@ -5,6 +5,8 @@ package voting
 // arguments (state), with the form settings: keeps them in.
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +50,8 @@ type Settings struct {
 	// LiveGroups reports whether it keeps live group indexes.
 	LiveGroups bool `json:"liveGroups"`
 	// UserHistory is how long a user's history keeps a vote; 0 for none.
+	// JSON carries it, and Cutoff, as a duration's text ("1h0m0s"), as
+	// time.Duration's String writes it and time.ParseDuration reads it.
 	UserHistory time.Duration `json:"userHistory"`
 	// Karma reports whether it keeps posters' karma.
 	Karma bool `json:"karma"`
@@ -58,6 +62,51 @@ type Settings struct {
 	// posting an article takes votes.
 	VoteWeight float64       `json:"voteWeight"`
 	Cutoff     time.Duration `json:"cutoff"`
+}
+
+// settingsJSON is Settings as JSON carries it: its durations as text.
+type settingsJSON struct {
+	Orders      []Order `json:"orders"`
+	LiveGroups  bool    `json:"liveGroups"`
+	UserHistory string  `json:"userHistory"`
+	Karma       bool    `json:"karma"`
+	UniqueLinks bool    `json:"uniqueLinks"`
+	VoteWeight  float64 `json:"voteWeight"`
+	Cutoff      string  `json:"cutoff"`
+}
+
+// MarshalJSON writes the settings with their durations as text, such as
+// "cutoff":"168h0m0s", not as nanoseconds.
+func (set Settings) MarshalJSON() ([]byte, error) {
+	orders := set.Orders
+	if orders == nil {
+		orders = []Order{}
+	}
+	return json.Marshal(settingsJSON{Orders: orders, LiveGroups: set.LiveGroups, UserHistory: set.UserHistory.String(),
+		Karma: set.Karma, UniqueLinks: set.UniqueLinks, VoteWeight: set.VoteWeight, Cutoff: set.Cutoff.String()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a duration missing or ""
+// is 0.
+func (set *Settings) UnmarshalJSON(data []byte) error {
+	var j settingsJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	durations := [2]time.Duration{}
+	for i, text := range []string{j.UserHistory, j.Cutoff} {
+		if text == "" {
+			continue
+		}
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return fmt.Errorf("voting: settings: %w", err)
+		}
+		durations[i] = d
+	}
+	*set = Settings{Orders: j.Orders, LiveGroups: j.LiveGroups, UserHistory: durations[0], Karma: j.Karma,
+		UniqueLinks: j.UniqueLinks, VoteWeight: j.VoteWeight, Cutoff: durations[1]}
+	return nil
 }
 
 // The fields of settings:.
