@@ -106,6 +106,8 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"reindexProgress", fixed(k.ReindexProgress()), ""},
 		{"indexedHash", fixed(k.IndexedHash()), ""},
 		{"settings", fixed(k.Settings()), ""},
+		{"progress", fixed(k.Progress()), ""},
+		{"builder", fixed(k.Builder()), ""},
 		{"commentCounter", fixed(k.CommentCounter()), ""},
 		{"commentHash", k.CommentHash, "id"},
 		{"commentVoted", k.CommentVoted, "id"},

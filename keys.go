@@ -157,7 +157,7 @@ var keyShapes = func() []keyShape {
 		{schema.HistoryPart, userTail}, {schema.PostsPart, userTail},
 		{schema.PendingPart + schema.VotedPart, idTail}, {schema.PendingPart + schema.DownvotedPart, idTail},
 		{schema.TrimmedPart, noTail}, {schema.ReindexPart, noTail}, {schema.IndexedPart, noTail},
-		{schema.SettingsPart, noTail},
+		{schema.SettingsPart, noTail}, {schema.ProgressPart, noTail}, {schema.BuilderPart, noTail},
 	}
 	shapes = append(shapes,
 		keyShape{schema.CommentPart, noTail}, keyShape{schema.CommentPart, idTail},

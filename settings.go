@@ -262,8 +262,11 @@ func (s *Store) keepsKind(ctx context.Context, name, what, option string) error 
 // changeSettings makes the namespace's settings what change makes of
 // those it has (a namespace with none gets the Store's first, as its first
 // call writes them), written by settings.lua if they differ, and gives them
-// as they stand then, with their generation.
-func (s *Store) changeSettings(ctx context.Context, change func(have Settings) Settings) (string, Settings, error) {
+// as they stand then, with their generation. before, if not nil, runs just
+// before each such write, on a connection of its own, with the settings
+// the namespace has and those it will have.
+func (s *Store) changeSettings(ctx context.Context, change func(have Settings) Settings,
+	before func(c rconn.Link, have, want Settings) error) (string, Settings, error) {
 	for range maxSettingsReads {
 		gen, have, err := s.readSettings(ctx)
 		if err != nil {
@@ -278,6 +281,11 @@ func (s *Store) changeSettings(ctx context.Context, change func(have Settings) S
 		want := change(have)
 		if sameSettings(have, want) {
 			return gen, have, nil
+		}
+		if before != nil {
+			if err := s.rc.Session(ctx, func(c rconn.Link) error { return before(c, have, want) }); err != nil {
+				return "", Settings{}, err
+			}
 		}
 		if _, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval())); err != nil {
 			return "", Settings{}, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
@@ -28,11 +29,14 @@ import (
 // before is refused in Redis and made again), and ends any unfinished run
 // of Reindex (the next call starts a new run of what is kept then). Then
 // it removes their keys, in steps of a few hundred keys or articles each,
-// one round trip a step, so that other clients wait no longer than a step:
-// an index's sorted sets and hashes (UNLINK, which frees a large key in the
-// background), each group's live indexes, each article's and each
-// comment's part of karma, and each user's history. A call ended by its context leaves the settings
-// changed and some keys behind: call it again to finish.
+// one or two round trips a step, so that other clients wait no longer than
+// a step: an index's sorted sets and hashes (UNLINK, which frees a large
+// key in the background), each group's live indexes, each article's and
+// each comment's part of karma, and each user's history. A call ended by
+// its context leaves the settings changed and some keys behind: call it
+// again to finish. Each walk keeps
+// where it stands in Redis (the hash progress:), so that the next call,
+// by any Store of the namespace, goes on where the last stopped.
 //
 // A Store that reads the settings for the first time after this, given an
 // option of an index stopped, adds it again (not built until Reindex): stop
@@ -52,8 +56,17 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 		return err
 	}
 	// What the namespace keeps once the indexes stop; stopped already, a
-	// call cut short goes on removing their keys.
-	gen, now, err := s.changeSettings(ctx, func(have Settings) Settings { return without(have, stop) })
+	// call cut short goes on removing their keys. The walks that removing
+	// what stops now takes start from the beginning, recorded before the
+	// settings change so that no call can go on with an earlier walk of
+	// their kind.
+	gen, now, err := s.changeSettings(ctx, func(have Settings) Settings { return without(have, stop) }, func(c rconn.Link, have, want Settings) error {
+		fields := stopWalks(want, stop).starting(have, want)
+		if len(fields) == 0 {
+			return nil
+		}
+		return pipelined(c, []rconn.Command{{Name: "HDEL", Args: append([]any{s.keys.Progress()}, toAny(fields)...)}})
+	})
 	if err != nil {
 		return err
 	}
@@ -129,8 +142,9 @@ const stopBatch = 200
 // order, with live groups stopped), karma: and each article's part, the
 // index of links, and the users' histories with the sets of deleted
 // articles' voters whose histories were still to clear. Each removal is
-// one that a second call repeats harmlessly, so that a call cut short is
-// finished by the next.
+// one that a second call repeats harmlessly, and each walk keeps where it
+// stands in progress: (stopWalks), so that a call cut short is finished
+// by the next from where it stopped.
 func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	k := s.keys
 	var unlink []any
@@ -144,13 +158,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			marks = append(marks, f)
 		}
 	}
-	var live []Order // the orders whose groups' live indexes go
-	switch {
-	case stop.LiveGroups && !now.LiveGroups:
-		live = Orders()
-	case now.LiveGroups:
-		live = slices.DeleteFunc(slices.Clone(stop.Orders), func(o Order) bool { return slices.Contains(now.Orders, o) })
-	}
+	walks := stopWalks(now, stop)
 	karma := stop.Karma && !now.Karma
 	if karma {
 		unlink = append(unlink, k.Whole(schema.KarmaPart), k.CommentKarma())
@@ -158,28 +166,24 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	if stop.UniqueLinks && !now.UniqueLinks {
 		unlink = append(unlink, k.Whole(schema.LinksPart), k.Whole(schema.SharesPart))
 	}
-	err := s.rc.Session(ctx, func(c rconn.Link) error {
-		cmds := []rconn.Command{}
-		if len(unlink) > 0 {
-			cmds = append(cmds, rconn.Command{Name: "UNLINK", Args: unlink})
-		}
-		if len(marks) > 0 {
-			cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, marks...)})
-		}
-		if len(cmds) == 0 {
-			return nil
-		}
-		return pipelined(c, cmds)
-	})
-	if err != nil {
-		return err
+	var cmds []rconn.Command
+	if len(unlink) > 0 {
+		cmds = append(cmds, rconn.Command{Name: "UNLINK", Args: unlink})
 	}
-	if len(live) > 0 {
+	if len(marks) > 0 {
+		cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, marks...)})
+	}
+	if len(cmds) > 0 {
+		if err := s.rc.Session(ctx, func(c rconn.Link) error { return pipelined(c, cmds) }); err != nil {
+			return err
+		}
+	}
+	if walks.live != "" {
 		// Each group's live indexes of the orders, and their windows' marks.
-		err := s.scanSteps(ctx, "ZSCAN", k.GroupSizes(), "", func(c rconn.Link, found []string) error {
+		err := s.scanSteps(ctx, "ZSCAN", k.GroupSizes(), "", walks.live, func(found []string) []rconn.Command {
 			var keys, fields []any
 			for i := 0; i < len(found); i += 2 { // member, score
-				for _, o := range live {
+				for _, o := range walks.liveOrders {
 					keys = append(keys, k.LiveIndex(found[i], int(o)))
 					if f := schema.MarkField(&schema.Orders[o], found[i]); f != "" {
 						fields = append(fields, f)
@@ -190,7 +194,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			if len(fields) > 0 {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, fields...)})
 			}
-			return pipelined(c, cmds)
+			return cmds
 		})
 		if err != nil {
 			return err
@@ -198,17 +202,17 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	}
 	if karma {
 		// Each article's part of its poster's karma.
-		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", func(c rconn.Link, found []string) error {
+		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", walks.karmaArticles, func(found []string) []rconn.Command {
 			cmds := make([]rconn.Command, 0, len(found)/2)
 			for i := 0; i < len(found); i += 2 {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{found[i], "karma"}})
 			}
-			return pipelined(c, cmds)
+			return cmds
 		})
 		if err != nil {
 			return err
 		}
-		if err := s.removeCommentParts(ctx); err != nil {
+		if err := s.removeCommentParts(ctx, walks.karmaComments); err != nil {
 			return err
 		}
 	}
@@ -216,14 +220,13 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 		// The users' histories, and the voter sets of deleted articles kept
 		// to clear them: keys of their own, found with SCAN (on a Redis
 		// Cluster, on the node of the namespace's slot).
-		for _, part := range []string{schema.HistoryPart, schema.PendingPart} {
-			err := s.scanSteps(ctx, "SCAN", "", globEscape(k.Prefix()+part)+"*", func(c rconn.Link, found []string) error {
+		for part, field := range map[string]string{schema.HistoryPart: walks.history, schema.PendingPart: walks.pending} {
+			err := s.scanSteps(ctx, "SCAN", "", globEscape(k.Prefix()+part)+"*", field, func(found []string) []rconn.Command {
 				args := make([]any, len(found))
 				for i, key := range found {
 					args[i] = key
 				}
-				_, err := c.Do("UNLINK", args...)
-				return err
+				return []rconn.Command{{Name: "UNLINK", Args: args}}
 			})
 			if err != nil {
 				return err
@@ -233,40 +236,130 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 	return nil
 }
 
+// The walks of StopKeeping, as the fields of progress: name them: the
+// field of each holds where the walk goes on from (a SCAN cursor, or the
+// last comment id walked) while it is under way.
+type walkFields struct {
+	// live walks the groups to remove their live indexes of liveOrders
+	// (its field names the orders, since a walk of other orders' is
+	// another walk); "" for none.
+	live       string
+	liveOrders []Order
+	// karmaArticles and karmaComments take each article's and comment's
+	// part of karma out of its hash; history and pending remove the users'
+	// histories and the deleted articles' voter sets kept to clear them.
+	karmaArticles, karmaComments, history, pending string
+}
+
+// stopWalks are the walks that removing the indexes of stop, which the
+// namespace keeps no more (now), takes.
+func stopWalks(now, stop Settings) walkFields {
+	w := walkFields{karmaArticles: "stop-karma-articles", karmaComments: "stop-karma-comments",
+		history: "stop-history", pending: "stop-pending"}
+	switch {
+	case stop.LiveGroups && !now.LiveGroups:
+		w.liveOrders = Orders()
+	case now.LiveGroups:
+		w.liveOrders = slices.DeleteFunc(slices.Clone(stop.Orders), func(o Order) bool { return slices.Contains(now.Orders, o) })
+	}
+	if len(w.liveOrders) > 0 {
+		names := make([]string, len(w.liveOrders))
+		for i, o := range w.liveOrders {
+			names[i] = o.String()
+		}
+		w.live = "stop-live " + strings.Join(names, " ")
+	}
+	return w
+}
+
+// starting are the fields of the walks that stopping what have keeps and
+// want does not starts: each starts from the beginning, whatever an
+// earlier walk of its kind left.
+func (w walkFields) starting(have, want Settings) []string {
+	var fields []string
+	if w.live != "" {
+		fields = append(fields, w.live)
+	}
+	if have.Karma && !want.Karma {
+		fields = append(fields, w.karmaArticles, w.karmaComments)
+	}
+	if have.UserHistory > 0 && want.UserHistory == 0 {
+		fields = append(fields, w.history, w.pending)
+	}
+	return fields
+}
+
 // removeCommentParts takes each comment's part of karma out of its hash,
-// by id up to the counter's last, stopBatch comments a step.
-func (s *Store) removeCommentParts(ctx context.Context) error {
+// by id up to the counter's last, stopBatch comments a step, from the id
+// after the one progress: holds in field.
+func (s *Store) removeCommentParts(ctx context.Context, field string) error {
 	k := s.keys
-	var last int64
+	var last, from int64
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		text, err := redis.String(c.Do("GET", k.CommentCounter()))
 		switch {
 		case err == redis.ErrNil:
-			return nil
+			text = "0"
 		case err != nil:
 			return errs.WrongType(err, k.CommentCounter(), "GET")
 		}
 		if last, err = strconv.ParseInt(text, 10, 64); err != nil || last < 0 {
 			return errs.Corruptf("%s holds %q, not a comment id", k.CommentCounter(), text)
 		}
+		done, err := s.walkedTo(c, field)
+		if err != nil {
+			return err
+		}
+		if done != "0" {
+			if from, err = strconv.ParseInt(done, 10, 64); err != nil || from < 0 {
+				return errs.Corruptf("%s holds %s %q, not a comment id", k.Progress(), field, done)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for from := int64(1); from <= last; from += stopBatch {
+	for from < last {
+		to := min(from+stopBatch, last)
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
-			cmds := make([]rconn.Command, 0, stopBatch)
-			for id := from; id < from+stopBatch && id <= last; id++ {
+			cmds := make([]rconn.Command, 0, stopBatch+1)
+			for id := from + 1; id <= to; id++ {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
 			}
-			return pipelined(c, cmds)
+			return pipelined(c, append(cmds, s.walked(field, strconv.FormatInt(to, 10), to >= last)))
 		})
 		if err != nil {
 			return err
 		}
+		from = to
+	}
+	if last == 0 {
+		return s.rc.Session(ctx, func(c rconn.Link) error { return pipelined(c, []rconn.Command{s.walked(field, "0", true)}) })
 	}
 	return nil
+}
+
+// walkedTo is where the walk of field goes on from, as progress: holds
+// it: "0", the start, for a walk that is not under way.
+func (s *Store) walkedTo(c rconn.Link, field string) (string, error) {
+	at, err := redis.String(c.Do("HGET", s.keys.Progress(), field))
+	switch {
+	case err == redis.ErrNil:
+		return "0", nil
+	case err != nil:
+		return "", errs.WrongType(err, s.keys.Progress(), "HGET")
+	}
+	return at, nil
+}
+
+// walked is the command that records in progress: that the walk of field
+// goes on from at, or that it is done.
+func (s *Store) walked(field, at string, done bool) rconn.Command {
+	if done {
+		return rconn.Command{Name: "HDEL", Args: []any{s.keys.Progress(), field}}
+	}
+	return rconn.Command{Name: "HSET", Args: []any{s.keys.Progress(), field, at}}
 }
 
 // pipelined runs cmds in one round trip, and gives the first error a
@@ -285,12 +378,23 @@ func pipelined(c rconn.Link, cmds []rconn.Command) error {
 }
 
 // scanSteps walks key with cmd (ZSCAN), or the keyspace with SCAN and
-// pattern, stopBatch entries a step, and calls step with each batch found
-// that is not empty, on the step's connection.
-func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern string, step func(c rconn.Link, found []string) error) error {
-	cursor := "0"
+// pattern, stopBatch entries a step, from the cursor progress: holds in
+// field: each step sends, in the round trip after its scan, the commands
+// step makes of what it found (if anything) and the record of the next
+// cursor, or of the walk's end.
+func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern, field string, step func(found []string) []rconn.Command) error {
+	var cursor string
 	for {
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
+			if cursor == "" {
+				var err error
+				if cursor, err = s.walkedTo(c, field); err != nil {
+					return err
+				}
+				if !decimalDigits(cursor) {
+					return errs.Corruptf("%s holds %s %q, not a cursor", s.keys.Progress(), field, cursor)
+				}
+			}
 			args := []any{cursor, "COUNT", stopBatch}
 			if key != "" {
 				args = append([]any{key}, args...)
@@ -306,13 +410,23 @@ func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern string, step fu
 			if _, err := redis.Scan(reply, &cursor, &found); err != nil {
 				return err
 			}
-			if len(found) == 0 {
-				return nil
+			var cmds []rconn.Command
+			if len(found) > 0 {
+				cmds = step(found)
 			}
-			return step(c, found)
+			return pipelined(c, append(cmds, s.walked(field, cursor, cursor == "0")))
 		})
 		if err != nil || cursor == "0" {
 			return err
 		}
 	}
+}
+
+// toAny is strs as arguments of a command.
+func toAny(strs []string) []any {
+	args := make([]any, len(strs))
+	for i, s := range strs {
+		args[i] = s
+	}
+	return args
 }

@@ -25,6 +25,8 @@ const (
 	ReindexPart   = "reindex:"
 	IndexedPart   = "indexed:"
 	SettingsPart  = "settings:"
+	ProgressPart  = "progress:"
+	BuilderPart   = "builder:"
 )
 
 // Keys names the keys of one namespace, with its prefix in front of each.
@@ -33,7 +35,7 @@ const (
 type Keys struct {
 	prefix                                                                               string
 	article, score, time, voted, downvoted, group, record, trimmed, live, sizes, history string
-	pendingVoted, pendingDownvoted, reindex, indexed, posts, settings                    string
+	pendingVoted, pendingDownvoted, reindex, indexed, posts, settings, progress, builder string
 	indexes                                                                              [len(Orders)]string
 	// whole are the keys the kinds of index keep whole (Index.Parts), by
 	// their parts.
@@ -57,6 +59,8 @@ func NewKeys(prefix string) Keys {
 		reindex:   prefix + ReindexPart,
 		indexed:   prefix + IndexedPart,
 		settings:  prefix + SettingsPart,
+		progress:  prefix + ProgressPart,
+		builder:   prefix + BuilderPart,
 
 		pendingVoted:     prefix + PendingPart + VotedPart,
 		pendingDownvoted: prefix + PendingPart + DownvotedPart,
@@ -132,6 +136,14 @@ func (k Keys) PendingDownvotedSet(id string) string { return k.pendingDownvoted 
 
 // reindexProgress is the hash of where an unfinished Reindex goes on from.
 func (k Keys) ReindexProgress() string { return k.reindex }
+
+// Progress is the hash of where the unfinished walks of Rescore and
+// StopKeeping go on from.
+func (k Keys) Progress() string { return k.progress }
+
+// Builder is the lease of the Store that builds the namespace's unbuilt
+// indexes in the background: its token, expiring unless renewed.
+func (k Keys) Builder() string { return k.builder }
 
 // indexedHash is the hash of which indexes hold every article (internal/schema/marks.go).
 func (k Keys) IndexedHash() string { return k.indexed }

@@ -90,6 +90,7 @@ var (
 	after           = load("after.lua")
 	settings        = load("settings.lua")
 	rescore         = load("rescore.lua")
+	rescoreComments = load("rescore_comments.lua")
 	edit            = loadVariants("edit.lua")
 	commentPost     = load("comment_post.lua")
 	commentVote     = load("comment_vote.lua")
@@ -105,7 +106,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		reindexComments, edit.of(every), settings, rescore, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
+		reindexComments, edit.of(every), settings, rescore, rescoreComments, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of

@@ -4,9 +4,15 @@
 -- score indexes, and gives its voter sets the time to live of the
 -- namespace's cutoff.
 --
--- KEYS: byTime byScore settings
--- ARGV: gen from batch:num articlePrefix recordPrefix liveScorePrefix
+-- KEYS: byTime byScore settings progress
+-- ARGV: gen run from batch:num articlePrefix recordPrefix liveScorePrefix
 --       votedPrefix downvotedPrefix weight:num cutoffMillis:num nowMillis:num
+--
+-- progress is the hash of where the walks of Rescore go on from: the step
+-- records there, as the walk of run (the weight and cutoff), where the
+-- next step goes on from (fields rescore, rescore-phase and rescore-at),
+-- the comments' phase once the walk of the articles is done, so that a
+-- call cut short is gone on with by the next (rescore.go).
 --
 -- gen is the generation of the settings whose weight and cutoff these are
 -- (settings.go): a step of settings changed since answers 'settings'.
@@ -28,6 +34,11 @@ if unsettled then
 	return unsettled
 end
 
+local _, bad = try('HLEN', progress)
+if bad then
+	return bad
+end
+
 local walked, nextFrom = walkTimes(byTime, from, batch)
 
 -- Every read first; then the writes, which cannot fail.
@@ -37,7 +48,7 @@ for i = 1, #walked, 2 do
 	local id = string.sub(member, #articlePrefix + 1)
 	if string.sub(member, 1, #articlePrefix) == articlePrefix then
 		local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes')
-		local posted, ups, downs, bad
+		local posted, ups, downs
 		if type(f) == 'table' and not f.err and f[1] then
 			posted, ups, downs, bad = counts(member, f[1], f[2], f[3])
 		end
@@ -61,7 +72,7 @@ for i = 1, #walked, 2 do
 	end
 end
 for _, m in ipairs(moves) do
-	local _, bad = try('ZSCORE', m[1], m[3])
+	_, bad = try('ZSCORE', m[1], m[3])
 	if bad then
 		return bad
 	end
@@ -78,5 +89,10 @@ for i = 1, #expiries, 2 do
 	else
 		redis.call('UNLINK', voted, downvoted)
 	end
+end
+if nextFrom == '' then
+	redis.call('HSET', progress, 'rescore', run, 'rescore-phase', 'comments', 'rescore-at', '0')
+else
+	redis.call('HSET', progress, 'rescore', run, 'rescore-phase', 'articles', 'rescore-at', nextFrom)
 end
 return {nextFrom, n}
