@@ -20,6 +20,10 @@ func SetBatches(s *Store, trim, reindex int) { s.trimBatch, s.reindexBatch = tri
 // DeleteArticle clears.
 func SetHistoryBatch(s *Store, n int) { s.historyBatch = n }
 
+// SetStopBatch sets how many keys, groups or articles one step of
+// StopKeeping takes.
+func SetStopBatch(s *Store, n int) { s.stopBatch = n }
+
 // Cursor is the cursor of the point (value, id) in group's listing by
 // order ("" for the site's), as a page ending there gives it.
 func Cursor(o Order, group, value, id string) string {

@@ -460,6 +460,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		e.t.Fatalf("the invariant checker checks %s indexes, which schema.Indexes does not describe", name)
 	}
 	e.checkSettings(c, marks, len(articles), weight, cutoff, fail)
+	e.checkWalks(c, weight, cutoff, fail)
 	e.checkComments(c, all, articles, now, cutoff, voting.View(e.store).Karma || marks["karma"] == "1", fail)
 	for _, index := range indexes {
 		var members []string
@@ -740,6 +741,15 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 		{"settings of another cutoff", func(e *env, id string) { e.do("HSET", e.key("settings:"), "cutoff", "1000") }},
 		{"settings that keep an order not kept", func(e *env, id string) { e.do("HSET", e.key("settings:"), "orders", "votes") }},
 		{"settings with a field of no setting", func(e *env, id string) { e.do("HSET", e.key("settings:"), "colour", "blue") }},
+		{"a walk of Rescore done for other values", func(e *env, id string) {
+			e.do("HSET", e.key("progress:"), "rescore", "100 86400000", "rescore-phase", "done", "rescore-at", "1")
+		}},
+		{"a walk of Rescore at no place", func(e *env, id string) {
+			e.do("HSET", e.key("progress:"), "rescore", "432 604800000", "rescore-phase", "comments", "rescore-at", "(5")
+		}},
+		{"a walk of StopKeeping at no place", func(e *env, id string) { e.do("HSET", e.key("progress:"), "stop-history", "abc") }},
+		{"a walk of StopKeeping of no order", func(e *env, id string) { e.do("HSET", e.key("progress:"), "stop-live hot cold", "0") }},
+		{"progress: with a field of no walk", func(e *env, id string) { e.do("HSET", e.key("progress:"), "colour", "blue") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -816,4 +826,63 @@ func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int,
 	if len(fields) != len(want)+2 {
 		fail("settings: holds %d fields, want %d: %v", len(fields), len(want)+2, fields)
 	}
+}
+
+// checkWalks checks progress:, where the walks of Rescore and StopKeeping
+// go on from: a walk of Rescore names its values and stands in a phase at
+// a point of it, and one marked done is of the namespace's weight and
+// cutoff (a Rescore of other values starts its own walk before it changes
+// them); each walk of StopKeeping is one of the kinds it takes, of known
+// orders, at a cursor or done; there is no other field.
+func (e *env) checkWalks(c redis.Conn, weight float64, cutoff time.Duration, fail func(format string, args ...any)) {
+	fields, err := redis.StringMap(c.Do("HGETALL", e.key("progress:")))
+	if err != nil {
+		e.t.Fatalf("HGETALL progress: %v", err)
+	}
+	digits := func(s string) bool {
+		_, err := strconv.ParseUint(s, 10, 64)
+		return err == nil
+	}
+	for field, value := range fields {
+		switch {
+		case field == "rescore":
+			w, ms, ok := strings.Cut(value, " ")
+			wv, err := strconv.ParseFloat(w, 64)
+			if !ok || err != nil || !digits(ms) {
+				fail("progress: rescore = %q, not a weight and a cutoff", value)
+			}
+			at, phase := fields["rescore-at"], fields["rescore-phase"]
+			switch {
+			case phase == "articles" && (at == "-inf" || strings.HasPrefix(at, "(") && scoreLike(at[1:])):
+			case (phase == "comments" || phase == "done") && digits(at):
+			default:
+				fail("progress: the walk of Rescore is in phase %q at %q", phase, at)
+			}
+			if phase == "done" && (wv != weight || ms != strconv.FormatInt(cutoff.Milliseconds(), 10)) {
+				fail("progress: a walk of Rescore of %q is done, the namespace's weight and cutoff are %v and %v", value, weight, cutoff)
+			}
+		case field == "rescore-phase" || field == "rescore-at":
+			if _, ok := fields["rescore"]; !ok {
+				fail("progress: %s = %q of no walk of Rescore", field, value)
+			}
+		case field == "stop-karma-articles" || field == "stop-karma-comments" || field == "stop-history" || field == "stop-pending" ||
+			strings.HasPrefix(field, "stop-live "):
+			for _, name := range strings.Fields(strings.TrimPrefix(field, "stop-live ")) {
+				if o, err := voting.ParseOrder(name); strings.HasPrefix(field, "stop-live ") && (err != nil || o.String() != name) {
+					fail("progress: %q names no order", field)
+				}
+			}
+			if value != "done" && !digits(value) {
+				fail("progress: %s = %q, neither a cursor nor done", field, value)
+			}
+		default:
+			fail("progress: holds %q = %q, the field of no walk", field, value)
+		}
+	}
+}
+
+// scoreLike reports whether s reads as a number, as a score does.
+func scoreLike(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }

@@ -65,7 +65,11 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 		if len(fields) == 0 {
 			return nil
 		}
-		return pipelined(c, []rconn.Command{{Name: "HDEL", Args: append([]any{s.keys.Progress()}, toAny(fields)...)}})
+		args := []any{s.keys.Progress()}
+		for _, f := range fields {
+			args = append(args, f, "0")
+		}
+		return pipelined(c, []rconn.Command{{Name: "HSET", Args: args}})
 	})
 	if err != nil {
 		return err
@@ -132,9 +136,9 @@ func without(have, stop Settings) Settings {
 	return want
 }
 
-// stopBatch is how many keys, groups or articles one step of StopKeeping
-// takes.
-const stopBatch = 200
+// defaultStopBatch is how many keys, groups or articles one step of
+// StopKeeping takes.
+const defaultStopBatch = 200
 
 // removeStopped removes the keys of the indexes of stop that the namespace
 // no longer keeps (now): the site's indexes of the orders and their
@@ -295,6 +299,7 @@ func (w walkFields) starting(have, want Settings) []string {
 func (s *Store) removeCommentParts(ctx context.Context, field string) error {
 	k := s.keys
 	var last, from int64
+	done := false
 	err := s.rc.Session(ctx, func(c rconn.Link) error {
 		text, err := redis.String(c.Do("GET", k.CommentCounter()))
 		switch {
@@ -306,42 +311,38 @@ func (s *Store) removeCommentParts(ctx context.Context, field string) error {
 		if last, err = strconv.ParseInt(text, 10, 64); err != nil || last < 0 {
 			return errs.Corruptf("%s holds %q, not a comment id", k.CommentCounter(), text)
 		}
-		done, err := s.walkedTo(c, field)
-		if err != nil {
+		at, err := s.walkedTo(c, field)
+		if err != nil || at == walkDone {
+			done = true
 			return err
 		}
-		if done != "0" {
-			if from, err = strconv.ParseInt(done, 10, 64); err != nil || from < 0 {
-				return errs.Corruptf("%s holds %s %q, not a comment id", k.Progress(), field, done)
-			}
+		if from, err = strconv.ParseInt(at, 10, 64); err != nil || from < 0 {
+			return errs.Corruptf("%s holds %s %q, not a comment id", k.Progress(), field, at)
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || done {
 		return err
 	}
-	for from < last {
-		to := min(from+stopBatch, last)
+	for {
+		to := min(from+int64(s.stopBatch), last)
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
-			cmds := make([]rconn.Command, 0, stopBatch+1)
+			cmds := make([]rconn.Command, 0, s.stopBatch+1)
 			for id := from + 1; id <= to; id++ {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
 			}
 			return pipelined(c, append(cmds, s.walked(field, strconv.FormatInt(to, 10), to >= last)))
 		})
-		if err != nil {
+		if err != nil || to >= last {
 			return err
 		}
 		from = to
 	}
-	if last == 0 {
-		return s.rc.Session(ctx, func(c rconn.Link) error { return pipelined(c, []rconn.Command{s.walked(field, "0", true)}) })
-	}
-	return nil
 }
 
 // walkedTo is where the walk of field goes on from, as progress: holds
-// it: "0", the start, for a walk that is not under way.
+// it: "done" for a walk that is done, "0", the start, for one that no call
+// has recorded (written before walks were recorded, or lost).
 func (s *Store) walkedTo(c rconn.Link, field string) (string, error) {
 	at, err := redis.String(c.Do("HGET", s.keys.Progress(), field))
 	switch {
@@ -354,13 +355,17 @@ func (s *Store) walkedTo(c rconn.Link, field string) (string, error) {
 }
 
 // walked is the command that records in progress: that the walk of field
-// goes on from at, or that it is done.
+// goes on from at, or that it is done: a call after that walks it no more,
+// until a StopKeeping of its index starts it anew.
 func (s *Store) walked(field, at string, done bool) rconn.Command {
 	if done {
-		return rconn.Command{Name: "HDEL", Args: []any{s.keys.Progress(), field}}
+		at = walkDone
 	}
 	return rconn.Command{Name: "HSET", Args: []any{s.keys.Progress(), field, at}}
 }
+
+// walkDone is what progress: holds for a walk that is done.
+const walkDone = "done"
 
 // pipelined runs cmds in one round trip, and gives the first error a
 // command's reply is, naming its key (the first argument).
@@ -388,14 +393,14 @@ func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern, field string, 
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
 			if cursor == "" {
 				var err error
-				if cursor, err = s.walkedTo(c, field); err != nil {
+				if cursor, err = s.walkedTo(c, field); err != nil || cursor == walkDone {
 					return err
 				}
 				if !decimalDigits(cursor) {
 					return errs.Corruptf("%s holds %s %q, not a cursor", s.keys.Progress(), field, cursor)
 				}
 			}
-			args := []any{cursor, "COUNT", stopBatch}
+			args := []any{cursor, "COUNT", s.stopBatch}
 			if key != "" {
 				args = append([]any{key}, args...)
 			}
@@ -416,7 +421,7 @@ func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern, field string, 
 			}
 			return pipelined(c, append(cmds, s.walked(field, cursor, cursor == "0")))
 		})
-		if err != nil || cursor == "0" {
+		if err != nil || cursor == "0" || cursor == walkDone {
 			return err
 		}
 	}

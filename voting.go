@@ -51,8 +51,9 @@ type Store struct {
 	// trimBatch is how many aged-out articles a listing takes out of a
 	// window's index in one step; reindexBatch how many articles one step of
 	// Reindex indexes; historyBatch how many voters' histories one step of
-	// DeleteArticle clears.
-	trimBatch, reindexBatch, historyBatch int
+	// DeleteArticle clears; stopBatch how many keys, groups or articles one
+	// step of StopKeeping takes.
+	trimBatch, reindexBatch, historyBatch, stopBatch int
 
 	// cache is the client-side cache of pages (WithClientCache), nil
 	// without one.
@@ -97,6 +98,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		trimBatch:    defaultTrimBatch,
 		reindexBatch: defaultReindexBatch,
 		historyBatch: defaultHistoryBatch,
+		stopBatch:    defaultStopBatch,
 	}
 	s.rc = rconn.Client{Pool: pool, Timeout: cfg.timeout, Bind: s.keys.Counter()}
 	// A cluster client's connections must be bound to a slot, and then every
