@@ -291,7 +291,7 @@ func TestArticlesReadsABatch(t *testing.T) {
 	}
 	// Thousands of ids, more than one ZMSCORE takes, in one round trip.
 	counter := roundtrip.New(e.redis())
-	s, err := voting.New(counter, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	s, err := voting.New(counter, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

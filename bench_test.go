@@ -59,7 +59,7 @@ func onServers(b *testing.B, bench func(b *testing.B, e *env)) {
 func counted(b *testing.B, e *env, opts ...voting.Option) (*voting.Store, *roundtrip.Pool) {
 	b.Helper()
 	p := roundtrip.New(e.redis())
-	s, err := voting.New(p, append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)...)
+	s, err := voting.New(p, append([]voting.Option{noBuilder, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -566,7 +566,7 @@ func twin(b *testing.B, e *env, name string, opts ...voting.Option) *env {
 
 // storeOn is a Store of e's namespace and clock on p.
 func storeOn(p voting.Pool, e *env, opts ...voting.Option) (*voting.Store, error) {
-	return voting.New(p, append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)...)
+	return voting.New(p, append([]voting.Option{noBuilder, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)...)
 }
 
 // deadline is a context with a deadline, as a web handler's has.

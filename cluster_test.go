@@ -64,12 +64,12 @@ func TestClusterRefusesPrefixWithoutHashTag(t *testing.T) {
 	cluster := newCluster(t, clusterNodes(t))
 	defer cluster.Close()
 	for _, prefix := range []string{"", "news:", "{}news:", "{}:", "{}{news}:", "{news:", "news}:", "}{news:"} {
-		if _, err := voting.New(cluster, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) {
+		if _, err := voting.New(cluster, noBuilder, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("New on a cluster with prefix %q = %v, want ErrInvalid", prefix, err)
 		}
 	}
 	for _, prefix := range []string{"{news}:", "site:{news}:", "{a}"} {
-		if _, err := voting.New(cluster, voting.WithPrefix(prefix)); err != nil {
+		if _, err := voting.New(cluster, noBuilder, voting.WithPrefix(prefix)); err != nil {
 			t.Errorf("New on a cluster with prefix %q: %v", prefix, err)
 		}
 	}
@@ -98,11 +98,11 @@ func TestPrefixWithAnEmptyHashTagIsNoTag(t *testing.T) {
 	var bound []string
 	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return bindConn{c, &bound} }}
 	for _, prefix := range []string{"{}:", "{}{news}:", "x{}y{news}:", "news:", "}{news:"} {
-		if _, err := voting.New(p, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "hash tag") {
+		if _, err := voting.New(p, noBuilder, voting.WithPrefix(prefix)); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "hash tag") {
 			t.Errorf("New through a cluster client with prefix %q = %v, want ErrInvalid for its hash tag", prefix, err)
 		}
 	}
-	s, err := voting.New(p, voting.WithPrefix("{news}:"))
+	s, err := voting.New(p, noBuilder, voting.WithPrefix("{news}:"))
 	if err != nil {
 		t.Fatalf("New through a cluster client with prefix {news}: %v", err)
 	}
@@ -121,7 +121,7 @@ func TestClusterNamespacesSpreadOverNodes(t *testing.T) {
 	nodes := map[string][]string{}
 	for i := 0; i < 12; i++ {
 		prefix := fmt.Sprintf("{site-%s-%d}:", run, i)
-		s, err := voting.New(cluster, voting.WithPrefix(prefix))
+		s, err := voting.New(cluster, noBuilder, voting.WithPrefix(prefix))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -445,7 +445,7 @@ func TestEditAndUserComments(t *testing.T) {
 func TestThreadReadsATreeInBoundedRoundTrips(t *testing.T) {
 	e := newEnv(t)
 	trips := roundtrip.New(e.redis())
-	s, err := voting.New(trips, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	s, err := voting.New(trips, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

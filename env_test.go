@@ -26,6 +26,12 @@ import (
 	"github.com/mna/redisc"
 )
 
+// noBuilder is the option every Store of env and with is given first: no
+// background builds, so that a test sees an index its Store adds unbuilt
+// until it runs Reindex itself, whatever the scheduler does. A test of the
+// background build gives WithAutoReindex(true) after it (build_test.go).
+var noBuilder = voting.WithAutoReindex(false)
+
 // redisAddrEnv names the environment variable that points the suite at a
 // real Redis server, such as 127.0.0.1:6379. Tests there never flush the
 // server: each uses its own random prefix and deletes its keys at the end.
@@ -208,7 +214,7 @@ func (e *env) open(opts []voting.Option) {
 		}
 		e.pool.Close()
 	})
-	all := append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix)}, opts...)
+	all := append([]voting.Option{voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix), noBuilder}, opts...)
 	s, err := voting.New(e.pool, all...)
 	if err != nil {
 		e.t.Fatalf("New: %v", err)
@@ -536,7 +542,7 @@ func (e *env) pipelined(write func(send func(cmd string, args ...any))) error {
 // with is another Store on the env's namespace and clock, with opts.
 func (e *env) with(opts ...voting.Option) *voting.Store {
 	e.t.Helper()
-	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now)}, opts...)...)
+	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), noBuilder}, opts...)...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -188,3 +188,16 @@ func ClientCache(s *Store) *tracking.Cache { return s.cache }
 // SharedConns are s's auto-pipelining connections (WithAutoPipelining),
 // nil without them.
 func SharedConns(s *Store) *rconn.Pipes { return s.rc.Pipes }
+
+// BuildRuns is how many background runs of Reindex s has completed.
+func BuildRuns(s *Store) int { return s.buildRuns() }
+
+// BuilderRunning reports whether s's background builder runs now.
+func BuilderRunning(s *Store) bool {
+	if s.build == nil {
+		return false
+	}
+	s.build.mu.Lock()
+	defer s.build.mu.Unlock()
+	return s.build.running
+}

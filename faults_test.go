@@ -316,7 +316,7 @@ func TestPasswordComesFromTheDialOptions(t *testing.T) {
 
 	anonymous := srv.pool()
 	defer anonymous.Close()
-	noAuth, err := voting.New(anonymous, voting.WithPrefix(e.prefix))
+	noAuth, err := voting.New(anonymous, noBuilder, voting.WithPrefix(e.prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	}
 	pool := srv.pool(redis.DialUsername("voting"), redis.DialPassword("pw"))
 	defer pool.Close()
-	store, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...))
+	store, err := voting.New(pool, noBuilder, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			t.Errorf("%s as the ACL user: %v", name, err)
 		}
 	}
-	live, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
+	live, err := voting.New(pool, noBuilder, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
 		voting.WithUserHistory(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -424,14 +424,14 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	// Karma and unique links, in a namespace of their own, since calls
 	// posts one link many times: Reindex counts and indexes the articles
 	// a plain Store wrote first.
-	plain, err := voting.New(pool, voting.WithPrefix("news:people:"))
+	plain, err := voting.New(pool, noBuilder, voting.WithPrefix("news:people:"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := plain.PostArticle(ctx, "alice", "plain", "https://example.com/plain", "g"); err != nil {
 		t.Fatalf("as the ACL user: %v", err)
 	}
-	people, err := voting.New(pool, voting.WithPrefix("news:people:"), voting.WithKarma(), voting.WithUniqueLinks(),
+	people, err := voting.New(pool, noBuilder, voting.WithPrefix("news:people:"), voting.WithKarma(), voting.WithUniqueLinks(),
 		voting.WithUserHistory(time.Hour))
 	if err != nil {
 		t.Fatal(err)

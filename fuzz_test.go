@@ -418,7 +418,7 @@ func FuzzOperations(f *testing.F) {
 		history := len(data) > 0 && data[0]&0x80 != 0
 		e.closedDeletes = false
 		if history {
-			live, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now)},
+			live, err := voting.New(e.pool, append([]voting.Option{noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now)},
 				append(opts, voting.WithLiveGroups(), voting.WithUserHistory(100*365*24*time.Hour))...)...)
 			if err != nil {
 				t.Fatal(err)

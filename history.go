@@ -146,7 +146,11 @@ func (s *Store) historyTime(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	if ns.history == 0 {
+	switch {
+	case ns.history > 0:
+	case s.asked.history > 0:
+		return 0, stoppedSince("the users' history", fmt.Sprintf("WithUserHistory(%v)", s.asked.history))
+	default:
 		return 0, errs.Invalidf("the namespace keeps no user history: give a Store WithUserHistory(d) to add it")
 	}
 	return ns.history, nil

@@ -750,6 +750,7 @@ func TestInvariantCheckerFindsEachBreak(t *testing.T) {
 		{"a walk of StopKeeping at no place", func(e *env, id string) { e.do("HSET", e.key("progress:"), "stop-history", "abc") }},
 		{"a walk of StopKeeping of no order", func(e *env, id string) { e.do("HSET", e.key("progress:"), "stop-live hot cold", "0") }},
 		{"progress: with a field of no walk", func(e *env, id string) { e.do("HSET", e.key("progress:"), "colour", "blue") }},
+		{"a lease of the builder that never lapses", func(e *env, id string) { e.do("SET", e.key("builder:"), "0123456789abcdef") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -833,7 +834,8 @@ func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int,
 // a point of it, and one marked done is of the namespace's weight and
 // cutoff (a Rescore of other values starts its own walk before it changes
 // them); each walk of StopKeeping is one of the kinds it takes, of known
-// orders, at a cursor or done; there is no other field.
+// orders, at a cursor or done; there is no other field. And builder:, the
+// lease of the background build: a token that lapses.
 func (e *env) checkWalks(c redis.Conn, weight float64, cutoff time.Duration, fail func(format string, args ...any)) {
 	fields, err := redis.StringMap(c.Do("HGETALL", e.key("progress:")))
 	if err != nil {
@@ -878,6 +880,15 @@ func (e *env) checkWalks(c redis.Conn, weight float64, cutoff time.Duration, fai
 		default:
 			fail("progress: holds %q = %q, the field of no walk", field, value)
 		}
+	}
+	// The builder's lease: a token, expiring within its time.
+	if token, err := redis.String(c.Do("GET", e.key("builder:"))); err == nil {
+		ttl, _ := redis.Int64(c.Do("PTTL", e.key("builder:")))
+		if len(token) != 16 || strings.Trim(token, "0123456789abcdef") != "" || ttl <= 0 || ttl > 10000 {
+			fail("builder: holds %q, expiring in %d ms; want a token of 16 hex digits expiring within 10 s", token, ttl)
+		}
+	} else if err != redis.ErrNil {
+		fail("builder: %v", err)
 	}
 }
 

@@ -131,7 +131,7 @@ func TestRefusedPrefixesShareKeysOnRedis(t *testing.T) {
 		if got := e.str("TYPE", q+c.ours); got != c.typ {
 			t.Errorf("%s after a post and a vote is a %s, want a %s written by the namespace %q", q+c.ours, got, c.typ, e.prefix)
 		}
-		_, err := voting.New(e.pool, voting.WithPrefix(q))
+		_, err := voting.New(e.pool, noBuilder, voting.WithPrefix(q))
 		if want := fmt.Sprintf("namespace of prefix %q", e.prefix); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("New with prefix %q = %v, want ErrInvalid naming the %s", q, err, want)
 		}

@@ -49,6 +49,11 @@ type listing struct {
 // reads them again, and StopKeeping by another Store takes the index's mark
 // away.
 func (s *Store) recheck(ctx context.Context, err error, l listing) error {
+	if errors.Is(err, errs.ErrNotIndexed) {
+		// Someone must build it: the Store's builder, unless another
+		// Store's holds the lease (WithAutoReindex).
+		s.build.ensure(false)
+	}
 	if l.live || !errors.Is(err, errs.ErrNotIndexed) {
 		return err // a live listing not built falls back to the book's
 	}
@@ -59,11 +64,14 @@ func (s *Store) recheck(ctx context.Context, err error, l listing) error {
 	if l.kind != "" {
 		if !st.kinds[l.kind] {
 			ix, _ := schema.IndexNamed(l.kind)
+			if slices.Contains(s.asked.kinds, l.kind) {
+				return stoppedSince(l.kind, ix.Option+"()")
+			}
 			return errs.Invalidf("the namespace no longer keeps %s: give a Store %s() to add it", l.kind, ix.Option)
 		}
 		return err
 	}
-	if _, kerr := st.checkOrder(l.order); kerr != nil {
+	if _, kerr := s.kept(st, l.order); kerr != nil {
 		return kerr
 	}
 	return err

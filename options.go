@@ -65,8 +65,9 @@ type config struct {
 	history  time.Duration
 	timeout  time.Duration
 	cache    int
-	// pipelining is WithAutoPipelining's: on by default.
-	pipelining bool
+	// pipelining is WithAutoPipelining's, autoReindex WithAutoReindex's:
+	// on by default.
+	pipelining, autoReindex bool
 	// kinds are the kinds of index (schema.Indexes) an option keeps that
 	// carry no setting of their own: their names.
 	kinds []string
@@ -84,7 +85,8 @@ func defaultConfig() config {
 		now:      time.Now,
 		timeout:  DefaultTimeout,
 
-		pipelining: true,
+		pipelining:  true,
+		autoReindex: true,
 	}
 }
 
@@ -316,6 +318,33 @@ func WithClientCache(pages int) Option {
 // that Redis stopped answering, every call takes a connection of its own.
 func WithAutoPipelining(on bool) Option {
 	return func(c *config) { c.pipelining = on }
+}
+
+// WithAutoReindex(false) turns off the building of indexes in the
+// background, for operators who run Reindex themselves. It is on by
+// default: a Store whose first call adds an index to a namespace that
+// holds articles (an order, karma, links or live groups the namespace
+// lacked, a history, or any index the book's code wrote a namespace
+// without), and a Store whose listing answers ErrNotIndexed for an index
+// no run has built, runs Reindex in the background, in its bounded steps,
+// until every index the namespace keeps is built: then their listings
+// answer as any other. Listings of an index being built answer
+// ErrNotIndexed, as before.
+//
+// One Store of a namespace builds at a time, whatever the processes: the
+// builder holds a lease in Redis (the key builder:), renewed as the run
+// goes on, which another Store takes over, from where the run stands, if
+// the builder stops renewing it for 10 seconds (its process died) and one
+// of its listings then finds the index not built. Settings reports what
+// is not built, how far the run has come and whether a Store builds it;
+// Close stops the Store's builder once its step in flight has ended, and
+// gives the lease up. A run that fails is tried again after a pause that
+// doubles from a second to 30 seconds, and Settings says why it failed.
+// Articles another writer posts (the book's code) leave every index
+// unbuilt by the count of the articles indexed (see ErrNotIndexed), not
+// by their marks: for them Reindex is still the operator's to run.
+func WithAutoReindex(on bool) Option {
+	return func(c *config) { c.autoReindex = on }
 }
 
 // MaxClientCache is the most pages WithClientCache keeps.

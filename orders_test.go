@@ -343,7 +343,7 @@ func TestUnkeptOrderIsInvalid(t *testing.T) {
 			t.Errorf("GetArticles by %d: %v, want ErrInvalid", order, err)
 		}
 	}
-	if _, err := voting.New(e.pool, voting.WithOrders(voting.Order(42))); !errors.Is(err, voting.ErrInvalid) {
+	if _, err := voting.New(e.pool, noBuilder, voting.WithOrders(voting.Order(42))); !errors.Is(err, voting.ErrInvalid) {
 		t.Errorf("New(WithOrders(42)): %v, want ErrInvalid", err)
 	}
 	if after := e.dump(); after != before {

@@ -232,7 +232,7 @@ func queryModel(e *env, ids []string, q voting.Query) []string {
 func TestAListingWithGroupsTakesItsOwnRoundTrips(t *testing.T) {
 	e, ids := queryEnv(t)
 	counter := roundtrip.New(e.redis())
-	s, err := voting.New(counter, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+	s, err := voting.New(counter, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,33 +32,33 @@ import (
 type ReindexProgress struct {
 	// Articles is the number of articles whose entries have been set in
 	// every kept index.
-	Articles int
+	Articles int `json:"articles"`
 	// Skipped is the number of members of the time index and of the groups'
 	// sets passed over: their hash is gone, or its time or counters do not
 	// parse (see ErrCorrupt), or they are no article of the namespace; and
 	// of comments whose hash does not parse or whose article or parent
 	// comment is gone.
-	Skipped int
+	Skipped int `json:"skipped"`
 	// Comments is the number of comments whose entries have been set in
 	// their parent's indexes, their article's thread and their poster's
 	// comments.
-	Comments int
+	Comments int `json:"comments"`
 	// Groups is the number of groups whose members' records of their
 	// groups have been built: a group that SCAN gives in two batches, as
 	// it may while Redis grows its table, is walked, and counted, twice.
-	Groups int
+	Groups int `json:"groups"`
 	// Steps is the number of steps run so far, each one script or one
 	// SCAN of the namespace's keys.
-	Steps int
+	Steps int `json:"steps"`
 	// Done reports that the run is complete: this call finished it.
-	Done bool
+	Done bool `json:"done"`
 	// Duplicates is the number of articles, with WithUniqueLinks, whose
 	// link another article has before them in the index of links: one that
 	// was there before the run, or the oldest of those the run found with
 	// it. DuplicateLinks names the first of them, at most
 	// maxReportedDuplicates (100), ordered by id.
-	Duplicates     int
-	DuplicateLinks []DuplicateLink
+	Duplicates     int             `json:"duplicates"`
+	DuplicateLinks []DuplicateLink `json:"duplicateLinks,omitempty"`
 }
 
 // A DuplicateLink is an article whose link another article, its Holder,
@@ -353,17 +353,25 @@ func (r *reindexRun) load() error {
 	if r.scan == "" {
 		r.scan = "0"
 	}
-	for name, n := range map[string]*int{"articles": &r.counts.Articles, "skipped": &r.counts.Skipped, "comments": &r.counts.Comments,
-		"groups": &r.counts.Groups, "steps": &r.counts.Steps, "duplicates": &r.counts.Duplicates} {
+	r.counts = progressCounts(fields)
+	return nil
+}
+
+// progressCounts are the counts of a run of Reindex that its progress,
+// the fields of reindex:, hold.
+func progressCounts(fields map[string]string) ReindexProgress {
+	var p ReindexProgress
+	for name, n := range map[string]*int{"articles": &p.Articles, "skipped": &p.Skipped, "comments": &p.Comments,
+		"groups": &p.Groups, "steps": &p.Steps, "duplicates": &p.Duplicates} {
 		*n, _ = strconv.Atoi(fields[name])
 	}
 	for field, holder := range fields {
 		if id, ok := strings.CutPrefix(field, "duplicate:"); ok {
-			r.counts.DuplicateLinks = append(r.counts.DuplicateLinks, DuplicateLink{ID: id, Holder: holder})
+			p.DuplicateLinks = append(p.DuplicateLinks, DuplicateLink{ID: id, Holder: holder})
 		}
 	}
-	sortDuplicates(r.counts.DuplicateLinks)
-	return nil
+	sortDuplicates(p.DuplicateLinks)
+	return p
 }
 
 // step reports the counts after a step.

@@ -68,7 +68,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 	if live {
 		opts = append(opts, voting.WithLiveGroups())
 	}
-	all, err := voting.New(e.pool, opts...)
+	all, err := voting.New(e.pool, append([]voting.Option{noBuilder}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestReindexFromAStoreWithFewerOrders(t *testing.T) {
 		ids = append(ids, s.post("poster", "g"))
 		s.randomVotes(rng, e.store, ids, 4)
 	}
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	all, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(extraOrders...), voting.WithPageSize(6), voting.WithGroupCacheTTL(0))
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestReindexSkipsUnreadableArticles(t *testing.T) {
 func TestReindexBuildsRecordsOfGroups(t *testing.T) {
 	e := newEnv(t)
 	open := func(prefix string) *voting.Store {
-		s, err := voting.New(e.pool, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
+		s, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 	s.voters["2"] = map[string]voting.Direction{"bob": voting.Up}
 	e.advance(time.Minute)
 
-	live, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	live, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
 	if err != nil {
 		t.Fatal(err)
@@ -477,7 +477,7 @@ func TestReindexGoesOnWhereItStopped(t *testing.T) {
 		n = 500 // miniredis runs Lua some six times slower
 	}
 	bookSite(t, e, n)
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	all, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
 	if err != nil {
 		t.Fatal(err)
@@ -537,7 +537,7 @@ func TestReindexGoesOnWhereItStopped(t *testing.T) {
 func TestReindexOfOtherOptionsStartsItsOwnRun(t *testing.T) {
 	e := newEnv(t)
 	bookSite(t, e, 50)
-	some, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	some, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.ByVotes))
 	if err != nil {
 		t.Fatal(err)
@@ -556,7 +556,7 @@ func TestReindexOfOtherOptionsStartsItsOwnRun(t *testing.T) {
 	if !e.exists(e.key("reindex:")) {
 		t.Fatal("the cut-short run kept no progress")
 	}
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	all, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.Orders()...))
 	if err != nil {
 		t.Fatal(err)
@@ -602,7 +602,7 @@ func TestReindexResumedAfterSCANReorders(t *testing.T) {
 	}
 	var reverse atomic.Bool
 	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return scanConn{c, &reverse} }}
-	live, err := voting.New(p, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithLiveGroups())
+	live, err := voting.New(p, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithLiveGroups())
 	if err != nil {
 		t.Fatal(err)
 	}

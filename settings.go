@@ -24,16 +24,21 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Settings reads the namespace's settings afresh, in one round trip once
-// they exist (the first call of a Store on a namespace with none writes
-// them, or adds what the Store asks for), and the Store goes by them from
-// then on.
+// Settings reads the namespace's settings afresh (the first call of a
+// Store on a namespace with none writes them, or adds what the Store asks
+// for), and the Store goes by them from then on; with how far the build of
+// its indexes has come (Settings.Building), in two round trips once they
+// exist.
 func (s *Store) Settings(ctx context.Context) (Settings, error) {
 	st, err := s.reload(ctx)
 	if err != nil {
 		return Settings{}, failed(err, "read settings")
 	}
-	return st.settings(), nil
+	set := st.settings()
+	if set.Building, err = s.building(ctx, st); err != nil {
+		return Settings{}, failed(err, "read settings")
+	}
+	return set, nil
 }
 
 // maxSettingsReads bounds how often one call reads the settings when they
@@ -76,8 +81,18 @@ func (s *Store) reload(ctx context.Context) (*state, error) {
 			s.cur.Store(st)
 			return st, nil
 		}
-		if _, err := runStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval())); err != nil {
+		st, err := script.ReadStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval()))
+		if err == nil && st.Word != script.ReplyOK && st.Word != script.ReplyChanged {
+			err = st.Err()
+		}
+		if err != nil {
 			return nil, err
+		}
+		if st.Detail == "unbuilt" {
+			// The Store added indexes to a namespace with articles, or
+			// wrote the settings of one the book's code filled: what it
+			// added is built in the background (WithAutoReindex).
+			defer s.build.ensure(true)
 		}
 	}
 	return nil, fmt.Errorf("the settings changed %d times as they were read: try again", maxSettingsReads)
@@ -226,11 +241,31 @@ func (s *Store) checkOrder(ctx context.Context, o Order) (*state, *schema.OrderS
 	if err != nil {
 		return nil, nil, err
 	}
-	spec, err := st.checkOrder(o)
+	spec, err := s.kept(st, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	return st, spec, nil
+}
+
+// kept refuses, as checkOrder does, an order whose index st does not keep,
+// telling a Store that was given it that it was stopped since.
+func (s *Store) kept(st *state, o Order) (*schema.OrderSpec, error) {
+	spec, err := st.checkOrder(o)
+	if err != nil && slices.Contains(s.asked.orders, o) {
+		return nil, stoppedSince("order "+spec.Name, "WithOrders(voting."+spec.Ident+")")
+	}
+	return spec, err
+}
+
+// stoppedSince is the error of a read of an index that the Store was
+// given the option of (what, option) and the namespace keeps no more:
+// another Store's StopKeeping stopped it after this one started, which
+// added it or found it kept. The Store goes by the namespace's settings,
+// so it does not add it back itself.
+func stoppedSince(what, option string) error {
+	return errs.Invalidf("%s is not kept by the namespace: StopKeeping stopped it there after this Store, given %s, started; "+
+		"a Store given %s that starts after that adds it back and builds it", what, option, option)
 }
 
 // stateFor gives what the Store goes by, read afresh once if it lacks
@@ -253,7 +288,11 @@ func (s *Store) keepsKind(ctx context.Context, name, what, option string) error 
 	if err != nil {
 		return err
 	}
-	if !ns.kinds[name] {
+	switch {
+	case ns.kinds[name]:
+	case slices.Contains(s.asked.kinds, name):
+		return stoppedSince("the "+what, option)
+	default:
 		return errs.Invalidf("the namespace keeps no %s: give a Store %s to add it", what, option)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1082,13 +1083,15 @@ func TestDamagedSettingsAreCorrupt(t *testing.T) {
 // back as written.
 func TestSettingsInJSON(t *testing.T) {
 	set := voting.Settings{Orders: []voting.Order{voting.ByScore, voting.ByTime, voting.ByHot}, LiveGroups: true,
-		UserHistory: 90 * time.Minute, Karma: true, VoteWeight: 432, Cutoff: time.Hour + 1500*time.Microsecond}
+		UserHistory: 90 * time.Minute, Karma: true, VoteWeight: 432, Cutoff: time.Hour + 1500*time.Microsecond,
+		Building: voting.Building{Unbuilt: []string{"hot"}, Run: &voting.ReindexProgress{Articles: 7, Steps: 1}, Background: true}}
 	b, err := json.Marshal(set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const want = `{"orders":["score","time","hot"],"liveGroups":true,"userHistory":"1h30m0s","karma":true,"uniqueLinks":false,` +
-		`"voteWeight":432,"cutoff":"1h0m0.0015s"}`
+		`"voteWeight":432,"cutoff":"1h0m0.0015s","building":{"unbuilt":["hot"],"run":{"articles":7,"skipped":0,"comments":0,` +
+		`"groups":0,"steps":1,"done":false,"duplicates":0},"background":true}}`
 	if string(b) != want {
 		t.Errorf("json.Marshal(Settings) = %s, want %s", b, want)
 	}
@@ -1098,5 +1101,50 @@ func TestSettingsInJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"cutoff":"a week"}`), &back); err == nil {
 		t.Error("json.Unmarshal of a cutoff that is no duration succeeded")
+	}
+}
+
+// TestAStoppedIndexIsExplained: after another Store's StopKeeping, a
+// running Store given the option of an index stopped is told that it was
+// stopped and how to have it back, not that its own option would add it;
+// a Store not given the option is told which option adds it; and a Store
+// given it that starts after adds it back.
+func TestAStoppedIndexIsExplained(t *testing.T) {
+	e := newEnv(t, voting.WithOrders(voting.ByHot), voting.WithKarma(), voting.WithUniqueLinks(), voting.WithUserHistory(time.Hour))
+	e.post("alice", "stopped")
+	plain := e.with()
+	if err := e.with().StopKeeping(ctx, voting.WithOrders(voting.ByHot), voting.WithKarma(), voting.WithUniqueLinks(),
+		voting.WithUserHistory(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	stopped := "StopKeeping stopped it there after this Store"
+	for _, c := range []struct {
+		name, option string
+		call         func(s *voting.Store) error
+	}{
+		{"hot", "WithOrders(voting.ByHot)", func(s *voting.Store) error {
+			_, err := s.GetArticles(ctx, 1, voting.ByHot)
+			return err
+		}},
+		{"karma", "WithKarma()", func(s *voting.Store) error { _, err := s.Karma(ctx, "alice"); return err }},
+		{"links", "WithUniqueLinks()", func(s *voting.Store) error { _, err := s.ArticleByLink(ctx, "https://example.com/"); return err }},
+		{"history", "WithUserHistory(", func(s *voting.Store) error {
+			_, _, err := s.UserHistory(ctx, "alice", voting.Paging{})
+			return err
+		}},
+	} {
+		err := c.call(e.store)
+		if !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), stopped) || !strings.Contains(err.Error(), c.option) {
+			t.Errorf("%s by the Store given its option = %v; want ErrInvalid saying %q and naming %s", c.name, err, stopped, c.option)
+		}
+		err = c.call(plain)
+		if !errors.Is(err, voting.ErrInvalid) || strings.Contains(err.Error(), stopped) || !strings.Contains(err.Error(), c.option) {
+			t.Errorf("%s by a Store not given its option = %v; want ErrInvalid naming %s", c.name, err, c.option)
+		}
+	}
+	again := e.with(voting.WithOrders(voting.ByHot), voting.WithAutoReindex(false))
+	set, err := again.Settings(ctx)
+	if err != nil || !slices.Contains(set.Orders, voting.ByHot) {
+		t.Errorf("a Store given WithOrders(ByHot) that starts after: settings %+v, %v; want hot kept", set, err)
 	}
 }

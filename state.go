@@ -62,17 +62,22 @@ type Settings struct {
 	// posting an article takes votes.
 	VoteWeight float64       `json:"voteWeight"`
 	Cutoff     time.Duration `json:"cutoff"`
+
+	// Building is how far the build of the indexes the namespace keeps has
+	// come, as Settings read it; the zero Building elsewhere.
+	Building Building `json:"building"`
 }
 
 // settingsJSON is Settings as JSON carries it: its durations as text.
 type settingsJSON struct {
-	Orders      []Order `json:"orders"`
-	LiveGroups  bool    `json:"liveGroups"`
-	UserHistory string  `json:"userHistory"`
-	Karma       bool    `json:"karma"`
-	UniqueLinks bool    `json:"uniqueLinks"`
-	VoteWeight  float64 `json:"voteWeight"`
-	Cutoff      string  `json:"cutoff"`
+	Orders      []Order  `json:"orders"`
+	LiveGroups  bool     `json:"liveGroups"`
+	UserHistory string   `json:"userHistory"`
+	Karma       bool     `json:"karma"`
+	UniqueLinks bool     `json:"uniqueLinks"`
+	VoteWeight  float64  `json:"voteWeight"`
+	Cutoff      string   `json:"cutoff"`
+	Building    Building `json:"building"`
 }
 
 // MarshalJSON writes the settings with their durations as text, such as
@@ -83,7 +88,7 @@ func (set Settings) MarshalJSON() ([]byte, error) {
 		orders = []Order{}
 	}
 	return json.Marshal(settingsJSON{Orders: orders, LiveGroups: set.LiveGroups, UserHistory: set.UserHistory.String(),
-		Karma: set.Karma, UniqueLinks: set.UniqueLinks, VoteWeight: set.VoteWeight, Cutoff: set.Cutoff.String()})
+		Karma: set.Karma, UniqueLinks: set.UniqueLinks, VoteWeight: set.VoteWeight, Cutoff: set.Cutoff.String(), Building: set.Building})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; a duration missing or ""
@@ -105,7 +110,7 @@ func (set *Settings) UnmarshalJSON(data []byte) error {
 		durations[i] = d
 	}
 	*set = Settings{Orders: j.Orders, LiveGroups: j.LiveGroups, UserHistory: durations[0], Karma: j.Karma,
-		UniqueLinks: j.UniqueLinks, VoteWeight: j.VoteWeight, Cutoff: durations[1]}
+		UniqueLinks: j.UniqueLinks, VoteWeight: j.VoteWeight, Cutoff: durations[1], Building: j.Building}
 	return nil
 }
 

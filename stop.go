@@ -99,7 +99,7 @@ func stopped(opts []Option) (Settings, error) {
 	}
 	def := defaultConfig()
 	if cfg.prefix != def.prefix || cfg.given.weight || cfg.given.cutoff || cfg.given.groupTTL || cfg.pageSize != def.pageSize ||
-		cfg.timeout != def.timeout {
+		cfg.timeout != def.timeout || cfg.cache != def.cache || cfg.pipelining != def.pipelining || cfg.autoReindex != def.autoReindex {
 		return Settings{}, errs.Invalidf("StopKeeping takes the options of indexes: WithOrders, WithLiveGroups, WithUserHistory, " +
 			"WithKarma and WithUniqueLinks")
 	}

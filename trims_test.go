@@ -82,7 +82,7 @@ func TestPostIntoAWindowTrimmedPastIt(t *testing.T) {
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	e.post("alice", "first")
 	ahead := &clock{now: e.clock.Now().Add(48 * time.Hour)}
-	reader, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(ahead.Now), voting.WithOrders(voting.TopDay))
+	reader, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(ahead.Now), voting.WithOrders(voting.TopDay))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestPostAtAWindowsMarkStaysOut(t *testing.T) {
 	t.Logf("the mark of top-day: is %s (%v)", markText, mark)
 
 	lagging := &clock{now: mark}
-	late, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(lagging.Now), voting.WithOrders(voting.TopDay))
+	late, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(lagging.Now), voting.WithOrders(voting.TopDay))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestUnsoundMarkIsCorrupt(t *testing.T) {
 func storeAt(t *testing.T, e *env, at time.Time, opts ...voting.Option) *voting.Store {
 	t.Helper()
 	c := &clock{now: at}
-	s, err := voting.New(e.pool, append([]voting.Option{voting.WithPrefix(e.prefix), voting.WithClock(c.Now)}, opts...)...)
+	s, err := voting.New(e.pool, append([]voting.Option{noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(c.Now)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func TestGoodEdgeInput(t *testing.T) {
 // ErrInvalid, writing nothing.
 func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 	for _, d := range []time.Duration{-time.Second, time.Millisecond, 999 * time.Millisecond} {
-		if _, err := voting.New(newEnv(t).pool, voting.WithUserHistory(d)); !errors.Is(err, voting.ErrInvalid) {
+		if _, err := voting.New(newEnv(t).pool, noBuilder, voting.WithUserHistory(d)); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("WithUserHistory(%v): %v, want ErrInvalid", d, err)
 		}
 	}

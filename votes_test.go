@@ -274,7 +274,7 @@ func TestVotesMoveOnlyIndexedEntries(t *testing.T) {
 		t.Errorf("a vote brought a trimmed article back: top-day: = %v", e.zset(e.key("top-day:")))
 	}
 
-	all, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithOrders(voting.ByVotes))
+	all, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithOrders(voting.ByVotes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +484,7 @@ func TestVoteWaitingForAConnectionPastTheCutoffCountsOnce(t *testing.T) {
 	e := newEnvPool(t, &redis.Pool{MaxIdle: 4, DialContext: dial}, "")
 	var err error
 	e.do("DEL", e.key("settings:")) // an empty namespace: the Store's first call sets its cutoff
-	if e.store, err = voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(time.Now), voting.WithCutoff(cutoff)); err != nil {
+	if e.store, err = voting.New(pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(time.Now), voting.WithCutoff(cutoff)); err != nil {
 		t.Fatal(err)
 	}
 	posted := time.Now()
@@ -545,7 +545,7 @@ func TestVoteThroughALaggingClockAfterTheSetsExpired(t *testing.T) {
 	}
 	open := func(clock func() time.Time) *voting.Store {
 		t.Helper()
-		s, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithCutoff(cutoff), voting.WithClock(clock))
+		s, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithCutoff(cutoff), voting.WithClock(clock))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,6 +58,9 @@ type Store struct {
 	// cache is the client-side cache of pages (WithClientCache), nil
 	// without one.
 	cache *tracking.Cache
+	// build runs the Store's background builds (WithAutoReindex), nil
+	// without them.
+	build *builder
 }
 
 // New returns a Store that takes its connections from pool. With no options
@@ -115,6 +118,12 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			}
 		}
 	}
+	if cfg.autoReindex {
+		var err error
+		if s.build, err = newBuilder(s); err != nil {
+			return nil, failed(err, "new store")
+		}
+	}
 	if cfg.cache > 0 {
 		s.cache = tracking.New(ownDialer(pool), cfg.prefix, cfg.cache)
 		s.rc.Wrote = s.cache.Invalidate
@@ -158,13 +167,15 @@ func ownDialer(pool Pool) rconn.Dialer {
 	}
 }
 
-// Close ends what the Store keeps running beside its calls: the
-// connections auto-pipelining shares (WithAutoPipelining), once their calls
-// have their replies, and the subscription and connection of its
-// client-side cache (WithClientCache). After Close the Store keeps
-// working, each call on a connection of its own, reading every page from
-// Redis. Close may be called more than once, and it always returns nil.
+// Close ends what the Store keeps running beside its calls: its background
+// build (WithAutoReindex), once its step in flight has ended, giving its
+// lease up; the connections auto-pipelining shares (WithAutoPipelining),
+// once their calls have their replies; and the subscription and
+// connection of its client-side cache (WithClientCache). After Close the
+// Store keeps working, each call on a connection of its own, reading every
+// page from Redis, and builds nothing in the background. Close may be called more than once, and it always returns nil.
 func (s *Store) Close() error {
+	s.build.close()
 	if s.rc.Pipes != nil {
 		s.rc.Pipes.Close()
 	}

@@ -43,7 +43,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := voting.New(pool, tt.opt)
+			s, err := voting.New(pool, noBuilder, tt.opt)
 			if !errors.Is(err, voting.ErrInvalid) {
 				t.Fatalf("New = %v, %v; want an error wrapping ErrInvalid", s, err)
 			}
@@ -56,7 +56,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		voting.WithPrefix("{news}:"), voting.WithVoteWeight(voting.MaxVoteWeight), voting.WithCutoff(time.Second),
 		voting.WithPageSize(voting.MaxPageSize), voting.WithGroupCacheTTL(0), voting.WithClock(time.Now),
 	}
-	s, err := voting.New(pool, good...)
+	s, err := voting.New(pool, append([]voting.Option{noBuilder}, good...)...)
 	if err != nil {
 		t.Fatalf("New with good options: %v", err)
 	}
@@ -71,11 +71,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 func TestNewRefusesAVoteWeightPastTheMaximum(t *testing.T) {
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return nil, errors.New("no dialing in this test") }}
 	for _, w := range []float64{1e308, 2 * voting.MaxVoteWeight, math.Nextafter(voting.MaxVoteWeight, math.Inf(1))} {
-		if s, err := voting.New(pool, voting.WithVoteWeight(w)); !errors.Is(err, voting.ErrInvalid) {
+		if s, err := voting.New(pool, noBuilder, voting.WithVoteWeight(w)); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("New with weight %g = %v, %v; want ErrInvalid", w, s, err)
 		}
 	}
-	if _, err := voting.New(pool, voting.WithVoteWeight(voting.MaxVoteWeight)); err != nil {
+	if _, err := voting.New(pool, noBuilder, voting.WithVoteWeight(voting.MaxVoteWeight)); err != nil {
 		t.Errorf("New with weight MaxVoteWeight: %v", err)
 	}
 }

@@ -28,6 +28,8 @@ var argumentsOf = map[string]func() caller{
 	"reindex_start.lua":    func() caller { return &ReindexStart{} },
 	"settings.lua":         func() caller { return &Settings{} },
 	"rescore.lua":          func() caller { return &Rescore{} },
+	"rescore_comments.lua": func() caller { return &RescoreComments{} },
+	"lease.lua":            func() caller { return &Lease{} },
 	"reindex_scan.lua":     func() caller { return &ReindexScan{} },
 	"reindex_done.lua":     func() caller { return &ReindexDone{} },
 	"reindex_comments.lua": func() caller { return &ReindexComments{} },

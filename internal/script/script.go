@@ -98,6 +98,7 @@ var (
 	commentEdit     = load("comment_edit.lua")
 	commentPurge    = load("comment_purge.lua")
 	commentAfter    = load("comment_after.lua")
+	lease           = load("lease.lua")
 )
 
 // All are the scripts, for tests that check each: of one with hooks, its
@@ -106,7 +107,7 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
 		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		reindexComments, edit.of(every), settings, rescore, rescoreComments, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter}
+		reindexComments, edit.of(every), settings, rescore, rescoreComments, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter, lease}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of

@@ -17,8 +17,10 @@
 -- taken away: an index added to a namespace with articles is not built
 -- until Reindex builds it (internal/schema/marks.go).
 --
--- It answers 'ok', or 'changed' if the settings are not of generation
--- gen: the caller reads them again.
+-- It answers 'ok', or 'ok unbuilt' if it created the settings of a
+-- namespace that holds articles or took marks away in one (what it keeps
+-- needs building), or 'changed' if the settings are not of generation gen:
+-- the caller reads them again.
 
 local now, bad = try('HGET', settings, 'gen')
 if bad then
@@ -51,5 +53,8 @@ if gen == '' then
 end
 if unmark.n > 0 then
 	redis.call('HDEL', indexed, unpack(unmark.field))
+end
+if articles > 0 and (gen == '' or unmark.n > 0) then
+	return 'ok unbuilt'
 end
 return 'ok'
