@@ -30,7 +30,7 @@ func TestErrorsNameThePackageAndTheOperationOnce(t *testing.T) {
 		want error
 		text string // the error's text begins with it
 	}{
-		{func() error { _, err := voting.New(e.pool, noBuilder, voting.WithPageSize(0)); return err },
+		{func() error { _, err := voting.New(e.pool, voting.WithPageSize(0)); return err },
 			voting.ErrInvalid, "voting: new store: invalid input: page size 0"},
 		{func() error { _, err := e.store.PostArticle(ctx, "alice", "", "https://example.com/"); return err },
 			voting.ErrInvalid, "voting: post article: invalid input: title is empty"},
@@ -40,7 +40,7 @@ func TestErrorsNameThePackageAndTheOperationOnce(t *testing.T) {
 			voting.ErrInvalid, `voting: vote on article "": invalid input: article id is empty`},
 		{func() error { return e.store.Vote(ctx, "bob", id, 0) },
 			voting.ErrInvalid, "voting: vote on article " + id + ": invalid input: no vote direction given"},
-		{func() error { _, err := voting.New(e.pool, noBuilder, nil); return err },
+		{func() error { _, err := voting.New(e.pool, nil); return err },
 			voting.ErrInvalid, "voting: new store: invalid input: option 1 of 1 is nil"},
 		{func() error { return e.store.Vote(ctx, "bob", "42", voting.Up) },
 			voting.ErrNotFound, "voting: vote on article 42: article not found"},
