@@ -33,6 +33,9 @@ func waitBuilt(t *testing.T, s *voting.Store) voting.Settings {
 		if len(set.Building.Unbuilt) == 0 {
 			return set
 		}
+		if set.Building.Err != "" {
+			t.Fatalf("the background build failed: %s", set.Building.Err)
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("indexes %v are not built after a minute: %+v", set.Building.Unbuilt, set.Building)
 		}
