@@ -719,3 +719,131 @@ func TestACommentCursorCarriesNoKey(t *testing.T) {
 		t.Errorf("UserComments' cursor holds %q, %v; want no key", raw, err)
 	}
 }
+
+// TestACommentVoteAtTheCutoffIsClosed: a vote at exactly the comment's
+// posting time plus the cutoff is closed, and a millisecond before it is
+// open, by the Store's clock alone (Redis's keeps the voter sets).
+func TestACommentVoteAtTheCutoffIsClosed(t *testing.T) {
+	e := newEnv(t, voting.WithCutoff(time.Hour))
+	a := e.post("alice", "discussed")
+	open := e.comment("bob", a, "", "open")
+	closed := e.comment("bob", a, "", "closed")
+	posted := e.clock.Now()
+	e.clock.set(posted.Add(time.Hour - time.Millisecond))
+	if err := e.store.VoteComment(ctx, "carol", open, voting.Up); err != nil {
+		t.Errorf("a vote a millisecond before the cutoff = %v", err)
+	}
+	e.clock.set(posted.Add(time.Hour))
+	before := e.dump()
+	if err := e.store.VoteComment(ctx, "carol", closed, voting.Up); !errors.Is(err, voting.ErrVotingClosed) {
+		t.Errorf("a vote at exactly the cutoff = %v, want ErrVotingClosed", err)
+	}
+	if after := e.dump(); after != before {
+		t.Errorf("a closed vote wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestAnOldestFirstCursorPastADeletedComment: a cursor of the comments
+// oldest first whose comment is deleted since goes on with the comments
+// after it, those of the same second among them, each once.
+func TestAnOldestFirstCursorPastADeletedComment(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	var ids []string
+	for i := range 5 {
+		ids = append(ids, e.comment("bob", a, "", fmt.Sprintf("comment %d", i))) // all in one second
+	}
+	q := voting.CommentQuery{Order: voting.CommentsByOld, Paging: voting.Paging{Size: 2}}
+	first, next, err := e.store.Comments(ctx, a, q)
+	if err != nil || len(first) != 2 || next == "" {
+		t.Fatalf("the first page = %v, %q, %v", commentIDs(first), next, err)
+	}
+	if err := e.store.DeleteComment(ctx, first[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	walked := commentIDs(first)
+	for next != "" {
+		q.After = next
+		var page []voting.Comment
+		if page, next, err = e.store.Comments(ctx, a, q); err != nil {
+			t.Fatal(err)
+		}
+		walked = append(walked, commentIDs(page)...)
+	}
+	if !reflect.DeepEqual(sorted(walked), sorted(ids)) {
+		t.Errorf("the walk listed %v, want each of %v once", walked, ids)
+	}
+}
+
+// TestThreadsDefaultFitsLargePageSizes: Thread with a zero ThreadQuery
+// takes the Store's page size for its top comments, or fewer where the
+// tree would pass MaxThreadNodes, at any page size.
+func TestThreadsDefaultFitsLargePageSizes(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	for i := range 5 {
+		top := e.comment("bob", a, "", fmt.Sprintf("top %d", i))
+		e.comment("carol", a, top, "reply")
+	}
+	for _, size := range []int{25, 100, 500, voting.MaxPageSize} {
+		s := e.with(voting.WithPageSize(size))
+		nodes, more, err := s.Thread(ctx, a, voting.ThreadQuery{})
+		if err != nil || len(nodes) != 5 || more != 0 {
+			t.Errorf("Thread with page size %d = %d top comments, %d more, %v; want the 5", size, len(nodes), more, err)
+		}
+	}
+}
+
+// TestAReplyAtMaxCommentDepth: a reply at MaxCommentDepth is taken, one a
+// level deeper is refused and writes nothing.
+func TestAReplyAtMaxCommentDepth(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	top := e.comment("bob", a, "", "top")
+	parent := e.comment("bob", a, top, "a reply")
+	// The chain to MaxCommentDepth, but for its last two levels, as its
+	// depth says.
+	e.do("HSET", e.key("comment:"+parent), "depth", voting.MaxCommentDepth-1)
+	deepest, err := e.store.PostComment(ctx, "carol", a, parent, "the deepest")
+	if err != nil {
+		t.Fatalf("a reply at MaxCommentDepth = %v", err)
+	}
+	if got := e.hash(e.key("comment:" + deepest))["depth"]; got != strconv.Itoa(voting.MaxCommentDepth) {
+		t.Errorf("the deepest reply's depth = %s, want %d", got, voting.MaxCommentDepth)
+	}
+	before := e.dump()
+	if _, err := e.store.PostComment(ctx, "dave", a, deepest, "too deep"); !errors.Is(err, voting.ErrInvalid) {
+		t.Errorf("a reply past MaxCommentDepth = %v, want ErrInvalid", err)
+	}
+	if after := e.dump(); after != before {
+		t.Error("a reply too deep wrote")
+	}
+}
+
+// TestReindexSkipsAReplyWhoseParentIsGone: Reindex skips and counts a
+// reply whose parent comment's hash is gone, and indexes the others.
+func TestReindexSkipsAReplyWhoseParentIsGone(t *testing.T) {
+	e := newEnv(t)
+	a := e.post("alice", "discussed")
+	gone := e.comment("bob", a, "", "gone")
+	orphan := e.comment("carol", a, gone, "an orphan")
+	kept := e.comment("dave", a, "", "kept")
+	e.do("DEL", e.key("comment:"+gone))
+	for _, kind := range []string{"best", "net", "time", "controversy"} {
+		e.do("DEL", e.key("replies:"+kind+":a:"+a), e.key("replies:"+kind+":c:"+gone))
+	}
+	e.do("DEL", e.key("thread:"+a))
+	p, err := e.store.ReindexWithProgress(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Comments != 1 || p.Skipped != 1 {
+		t.Errorf("Reindex's progress = %+v, want 1 comment indexed and the orphan skipped", p)
+	}
+	if got := e.zset(e.key("thread:" + a)); len(got) != 1 || !strings.HasSuffix(got[0], "comment:"+kept+"=1795305600") {
+		t.Errorf("thread:%s = %v, want comment %s alone", a, got, kept)
+	}
+	if e.exists(e.key("replies:time:c:" + gone)) {
+		t.Errorf("Reindex indexed the orphan %s under its gone parent", orphan)
+	}
+}

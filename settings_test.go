@@ -1148,3 +1148,57 @@ func TestAStoppedIndexIsExplained(t *testing.T) {
 		t.Errorf("a Store given WithOrders(ByHot) that starts after: settings %+v, %v; want hot kept", set, err)
 	}
 }
+
+// TestALeftoverMarkDoesNotBuildAnIndex: a mark of an order's index that an
+// earlier keeping left in indexed: does not make the index built when a
+// Store adds the order again to a namespace with articles: its listings
+// answer ErrNotIndexed until Reindex builds it.
+func TestALeftoverMarkDoesNotBuildAnIndex(t *testing.T) {
+	e := newEnv(t)
+	e.post("alice", "first")
+	e.post("bob", "second")
+	e.do("HSET", e.key("indexed:"), "hot", "1", "live:hot", "1")
+	s := e.with(voting.WithOrders(voting.ByHot))
+	if _, err := s.GetArticles(ctx, 1, voting.ByHot); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("hot with a leftover mark = %v, want ErrNotIndexed", err)
+	}
+	if _, err := s.GetGroupArticles(ctx, "g", 1, voting.ByHot); !errors.Is(err, voting.ErrNotIndexed) {
+		t.Errorf("a group by hot with a leftover live mark = %v, want ErrNotIndexed", err)
+	}
+	if got := e.hash(e.key("indexed:")); got["hot"] != "" || got["live:hot"] != "" {
+		t.Errorf("indexed: = %v, want the leftover marks of hot gone", got)
+	}
+	if err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := s.GetArticles(ctx, 1, voting.ByHot); err != nil || len(page) != 2 {
+		t.Errorf("hot once built = %v, %v", idsOf(page), err)
+	}
+}
+
+// TestACutoffKeptToTheMillisecond: WithCutoff of a time with a fraction
+// of a millisecond is taken, kept to the millisecond, and agrees with a
+// Store given the same; voting closes at the millisecond.
+func TestACutoffKeptToTheMillisecond(t *testing.T) {
+	cutoff := time.Hour + 1500*time.Microsecond
+	e := newEnv(t, voting.WithCutoff(cutoff))
+	set, err := e.store.Settings(ctx)
+	if err != nil || set.Cutoff != time.Hour+time.Millisecond {
+		t.Fatalf("Settings = %+v, %v; want the cutoff 1h0m0.001s", set, err)
+	}
+	if got := e.hash(e.key("settings:"))["cutoff"]; got != "3600001" {
+		t.Errorf("settings: cutoff = %s, want 3600001", got)
+	}
+	id := e.post("alice", "timed")
+	same := e.with(voting.WithCutoff(cutoff))
+	posted := e.clock.Now()
+	e.wantTTL(e.key("voted:"+id), unix(posted), time.Hour+time.Millisecond)
+	e.clock.set(posted.Add(time.Hour + 999*time.Microsecond))
+	if err := same.Vote(ctx, "bob", id, voting.Up); err != nil {
+		t.Errorf("a vote by another Store given the same cutoff, before it closes: %v", err)
+	}
+	e.clock.set(posted.Add(time.Hour + time.Millisecond))
+	if err := same.Vote(ctx, "carol", id, voting.Up); !errors.Is(err, voting.ErrVotingClosed) {
+		t.Errorf("a vote at the cutoff = %v, want ErrVotingClosed", err)
+	}
+}

@@ -8,7 +8,7 @@
 -- KEYS: index
 -- ARGV: score member size:num
 
-local start, bad = placeAfter(index, score, member)
+local start, bad = placeAfter(index, score, member, false)
 if bad then
 	return bad
 end

@@ -1,21 +1,14 @@
 -- comment_after.lua: a page of a parent's comments oldest first after a
 -- cursor: the size entries of index, with their values, after the point
--- (score, member) in ascending order. A comment's posting time never
--- moves, so while the point's comment is in the index the page starts
--- after its rank, in the same step; once it is gone, after every entry of
--- a lower time, which may show again a comment of the same time.
+-- (score, member) in ascending order, wherever the point's comment has
+-- gone since: a comment deleted since leaves the others of its time in
+-- their places, each listed once.
 --
 -- KEYS: index
 -- ARGV: score member size:num
 
-local start
-local rank, bad = try('ZRANK', index, member)
+local start, bad = placeAfter(index, score, member, true)
 if bad then
 	return bad
-end
-if rank then
-	start = rank + 1
-else
-	start = redis.call('ZCOUNT', index, '-inf', '(' .. score)
 end
 return redis.call('ZRANGE', index, start, start + size - 1, 'WITHSCORES')

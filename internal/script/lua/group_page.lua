@@ -80,7 +80,7 @@ if stop == '' then
 elseif cursor ~= '' then
 	local from = 0
 	if afterMember ~= '' then
-		from, bad = placeAfter(cache, afterValue, afterMember)
+		from, bad = placeAfter(cache, afterValue, afterMember, false)
 	end
 	if not bad then
 		out = redis.call('ZREVRANGE', cache, from, from + tonumber(stop) - tonumber(start), 'WITHSCORES')
