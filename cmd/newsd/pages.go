@@ -119,8 +119,8 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	w.Write(page.Bytes())
 }
 
-// warn logs err, if it is not nil, as a failure to do what that the page
-// of r does without.
+// warn logs err, if it is not nil, as a failure to do what, which r's
+// page goes on without.
 func (s *server) warn(r *http.Request, what string, err error) {
 	if err != nil {
 		s.log.WarnContext(r.Context(), "could not "+what, "id", requestOf(r).id, "method", r.Method,

@@ -102,14 +102,14 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request, next http.Handle
 	next.ServeHTTP(sw, r)
 }
 
-// logRequest logs a request answered with an error: a 5xx as an error,
-// with what went wrong, and any other as information. A request answered
-// well is not logged.
+// logRequest logs a request answered with an error: a 5xx, or a panic
+// (which may come after a 200 has gone), as an error with what went wrong,
+// and any other as information. A request answered well is not logged.
 func (s *server) logRequest(r *http.Request, q *request, code int, took time.Duration) {
 	if code == 0 {
 		code = http.StatusOK // nothing written: net/http answers 200
 	}
-	if code < 400 {
+	if code < 400 && q.err == nil {
 		return
 	}
 	attrs := []any{"id", q.id, "method", r.Method, "path", r.URL.Path, "status", code,
@@ -117,7 +117,7 @@ func (s *server) logRequest(r *http.Request, q *request, code int, took time.Dur
 	if code == http.StatusMisdirectedRequest {
 		attrs = append(attrs, "host", r.Host)
 	}
-	if code < 500 {
+	if code < 500 && q.err == nil {
 		s.log.InfoContext(r.Context(), "request refused", attrs...)
 		return
 	}

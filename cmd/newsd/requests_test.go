@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -225,4 +226,39 @@ func TestFailuresLogged(t *testing.T) {
 	}
 	s.mr.SetError("")
 	s.want(http.StatusOK, "GET", "/a/1", nil)
+}
+
+// TestPanicAnswered: a handler's panic is answered as any failure is, with
+// a 500 that says nothing of it, and logged with its stack; one after the
+// answer has begun is logged all the same.
+func TestPanicAnswered(t *testing.T) {
+	log := &logBuffer{}
+	s := &server{log: newLogger(log), hosts: hostSet{{"example.org", ""}: true}}
+	for _, c := range []struct {
+		name  string
+		begun bool
+		code  int
+	}{{"before", false, http.StatusInternalServerError}, {"after", true, http.StatusOK}} {
+		w := httptest.NewRecorder()
+		s.handle(w, httptest.NewRequest("GET", "http://example.org/api/articles", nil), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c.begun {
+				w.WriteHeader(http.StatusOK)
+			}
+			panic("planted " + c.name)
+		}))
+		id := w.Header().Get("X-Request-Id")
+		var e apiError
+		if w.Code != c.code || !c.begun && (json.Unmarshal(w.Body.Bytes(), &e) != nil || e.RequestID != id || strings.Contains(e.Error, "planted")) {
+			t.Errorf("a panic %s the answer began = %d %q, want %d and a JSON error of its id", c.name, w.Code, w.Body, c.code)
+		}
+		var line string
+		for l := range strings.Lines(log.String()) {
+			if strings.Contains(l, "id="+id) {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, `error="panic: planted `+c.name) || !strings.Contains(line, "goroutine") {
+			t.Errorf("a panic %s the answer began is logged as %q, want an error with the panic and its stack", c.name, line)
+		}
+	}
 }
