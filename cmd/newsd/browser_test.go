@@ -42,7 +42,8 @@ func chromium(t *testing.T) string {
 // at the front page at a desktop's width and at a phone's (where the list
 // takes the width and the sidebar goes below it), log in, post, vote (the
 // arrows' script, which votes without a reload) and see the article rise,
-// switch tabs, page with "more", and delete.
+// switch tabs, page with "more", discuss (and see the discussion laid out
+// as the listing is, at both widths), and delete.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	s := newSite(t)
@@ -240,8 +241,22 @@ func TestBrowser(t *testing.T) {
 	if got := replies(); !slices.Equal(got, []string{"2", "3"}) {
 		t.Errorf("the replies by best after the vote = %v, want [2 3]", got)
 	}
+	// The discussion looks like the listing, at a desktop's width and at
+	// a phone's: each comment's arrows left of its text, beside its first
+	// line, replies indented under their parent's text, no list markers.
+	for _, screen := range []struct {
+		name string
+		view chromedp.Action[chromedp.Void]
+	}{
+		{"desktop", chromedp.EmulateViewport(1280, 900)},
+		{"phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2))},
+	} {
+		run("the discussion at a "+screen.name+"'s width", screen.view, chromedp.Navigate(url+"/a/61"), chromedp.WaitVisible("#c3"))
+		checkThread(t, screen.name, threadLayoutOf(ctx, t), 3)
+	}
+	run("back to a desktop", chromedp.EmulateViewport(1280, 900))
 	login("alice")
-	run("delete the comment", chromedp.Navigate(url+"/a/61"), chromedp.Click(`#c1 > .body > form.delete-comment button`),
+	run("delete the comment", chromedp.Navigate(url+"/a/61"), chromedp.Click(`#c1 > .body > .meta form.delete-comment button`),
 		chromedp.WaitVisible(`#c1.deleted`))
 	if text := read(`#c1 > .body > p.text`); text != "[deleted]" {
 		t.Errorf("the deleted comment shows %q, want [deleted]", text)
@@ -293,4 +308,80 @@ func layoutOf(ctx context.Context, t *testing.T) layout {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// A box is an element's, or a line's, bounding box in CSS pixels.
+type box struct {
+	Left   float64 `json:"left"`
+	Right  float64 `json:"right"`
+	Top    float64 `json:"top"`
+	Bottom float64 `json:"bottom"`
+}
+
+// A commentLayout is where the page shown puts one comment's parts.
+type commentLayout struct {
+	ID         string  `json:"id"`
+	Marker     string  `json:"marker"`     // the item's computed list-style-type
+	Arrows     *box    `json:"arrows"`     // nil for a tombstone, which has none
+	FirstLine  box     `json:"firstLine"`  // the first line of its text
+	ParentText *box    `json:"parentText"` // its parent's text, for a reply
+	PageWidth  float64 `json:"pageWidth"`
+}
+
+// threadLayoutOf reads the layout of the comments on the page shown.
+func threadLayoutOf(ctx context.Context, t *testing.T) []commentLayout {
+	t.Helper()
+	l, err := chromedp.Run(ctx, chromedp.Evaluate[[]commentLayout](`(() => {
+		const box = (r) => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+		const text = (li) => li.querySelector(':scope > .body > p.text');
+		return [...document.querySelectorAll('li.comment')].map(li => {
+			const arrows = li.querySelector(':scope > form.arrows');
+			const lines = document.createRange();
+			lines.selectNodeContents(text(li));
+			const parent = li.parentElement.closest('li.comment');
+			return {id: li.dataset.id, marker: getComputedStyle(li).listStyleType,
+				arrows: arrows && box(arrows.getBoundingClientRect()), firstLine: box(lines.getClientRects()[0]),
+				parentText: parent && box(text(parent).getBoundingClientRect()),
+				pageWidth: document.documentElement.scrollWidth};
+		});
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// checkThread checks that a discussion of n comments, at the screen's
+// width, is laid out as the listing is: no list marker; each comment's
+// arrows left of its text and close by (less than 2em of the site's 15 px
+// font between them), beside the text's first line (their boxes overlap
+// vertically); a reply's arrows right of its parent's text's left edge
+// (indented under it); and nothing wider than the screen.
+func checkThread(t *testing.T, screen string, comments []commentLayout, n int) {
+	t.Helper()
+	if len(comments) != n {
+		t.Fatalf("at a %s's width the page shows %d comments, want %d", screen, len(comments), n)
+	}
+	for _, c := range comments {
+		if c.Marker != "none" {
+			t.Errorf("at a %s's width comment %s has the list marker %q", screen, c.ID, c.Marker)
+		}
+		if c.Arrows == nil {
+			t.Errorf("at a %s's width comment %s has no arrows", screen, c.ID)
+			continue
+		}
+		a, line := *c.Arrows, c.FirstLine
+		if a.Right > line.Left || line.Left-a.Right >= 30 {
+			t.Errorf("at a %s's width comment %s's arrows are not just left of its text: arrows %+v, first line %+v", screen, c.ID, a, line)
+		}
+		if a.Top >= line.Bottom || a.Bottom <= line.Top {
+			t.Errorf("at a %s's width comment %s's arrows are not beside its first line: arrows %+v, first line %+v", screen, c.ID, a, line)
+		}
+		if p := c.ParentText; p != nil && a.Left <= p.Left {
+			t.Errorf("at a %s's width reply %s is not indented under its parent's text: arrows %+v, the parent's text %+v", screen, c.ID, a, *p)
+		}
+	}
+	if screen == "phone" && comments[0].PageWidth > 390 {
+		t.Errorf("at a phone's width the discussion is %.0f px wide, wider than the screen", comments[0].PageWidth)
+	}
 }

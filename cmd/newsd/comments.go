@@ -41,8 +41,9 @@ func sortOf(r *http.Request) (voting.CommentOrder, string, error) {
 
 // commentVotes reads the viewer's votes on the comments of nodes, and their
 // children, for the arrows.
-func (s *server) commentVotes(ctx context.Context, viewer string, nodes []voting.CommentNode) map[string]string {
+func (s *server) commentVotes(r *http.Request, nodes []voting.CommentNode) map[string]string {
 	votes := map[string]string{}
+	viewer := s.viewer(r)
 	if viewer == "" {
 		return votes
 	}
@@ -55,8 +56,9 @@ func (s *server) commentVotes(ctx context.Context, viewer string, nodes []voting
 		}
 	}
 	walk(nodes)
-	dirs, err := s.store.UserCommentVotes(ctx, viewer, ids...)
+	dirs, err := s.store.UserCommentVotes(r.Context(), viewer, ids...)
 	if err != nil {
+		s.warn(r, "read the viewer's votes on comments", err) // the arrows show none
 		return votes
 	}
 	for i, d := range dirs {
@@ -78,7 +80,7 @@ func (s *server) threadOf(r *http.Request, id string) (*thread, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &thread{Sort: name, Nodes: nodes, More: more, Votes: s.commentVotes(r.Context(), s.viewer(r), nodes)}, nil
+	return &thread{Sort: name, Nodes: nodes, More: more, Votes: s.commentVotes(r, nodes)}, nil
 }
 
 // repliesPage shows one page of a comment's replies, or with no parent of
@@ -106,7 +108,7 @@ func (s *server) repliesPage(w http.ResponseWriter, r *http.Request) {
 	for i, c := range comments {
 		nodes[i] = voting.CommentNode{Comment: c, More: c.Replies, Children: []voting.CommentNode{}}
 	}
-	t := &thread{Sort: name, Nodes: nodes, Parent: q.Get("parent"), Next: next, Votes: s.commentVotes(r.Context(), s.viewer(r), nodes)}
+	t := &thread{Sort: name, Nodes: nodes, Parent: q.Get("parent"), Next: next, Votes: s.commentVotes(r, nodes)}
 	s.render(w, r, http.StatusOK, "article.html", &pageData{Title: v.Title, Article: &v, Votes: s.votes(r, []ranked{v}), Thread: t})
 }
 
@@ -203,27 +205,27 @@ func (s *server) commentDeleteForm(w http.ResponseWriter, r *http.Request) {
 func (s *server) apiComments(w http.ResponseWriter, r *http.Request) {
 	o, _, err := sortOf(r)
 	if err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
 	p, err := pagingOf(q)
 	if err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	comments, next, err := s.store.Comments(r.Context(), r.PathValue("id"), voting.CommentQuery{Parent: q.Get("parent"), Order: o, Paging: p})
-	answer(w, map[string]any{"comments": comments, "next": next}, err)
+	answer(w, r, map[string]any{"comments": comments, "next": next}, err)
 }
 
 func (s *server) apiThread(w http.ResponseWriter, r *http.Request) {
 	o, _, err := sortOf(r)
 	if err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	nodes, more, err := s.store.Thread(r.Context(), r.PathValue("id"), voting.ThreadQuery{Order: o})
-	answer(w, map[string]any{"comments": nodes, "more": more}, err)
+	answer(w, r, map[string]any{"comments": nodes, "more": more}, err)
 }
 
 func (s *server) apiPostComment(w http.ResponseWriter, r *http.Request) {
@@ -232,12 +234,12 @@ func (s *server) apiPostComment(w http.ResponseWriter, r *http.Request) {
 		Body   string `json:"body"`
 	}
 	if err := decode(r, &body); err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	c, err := s.comment(r.Context(), s.viewer(r), r.PathValue("id"), body.Parent, body.Body)
 	if err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	reply(w, http.StatusCreated, c)
@@ -248,16 +250,16 @@ func (s *server) apiVoteComment(w http.ResponseWriter, r *http.Request) {
 		Direction voting.Direction `json:"direction"`
 	}
 	if err := decode(r, &body); err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	c, err := s.voteComment(r.Context(), s.viewer(r), r.PathValue("cid"), body.Direction)
-	answer(w, c, err)
+	answer(w, r, c, err)
 }
 
 func (s *server) apiDeleteComment(w http.ResponseWriter, r *http.Request) {
 	if err := s.removeComment(r.Context(), s.viewer(r), r.PathValue("cid")); err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -266,11 +268,11 @@ func (s *server) apiDeleteComment(w http.ResponseWriter, r *http.Request) {
 func (s *server) apiUserComments(w http.ResponseWriter, r *http.Request) {
 	p, err := pagingOf(r.URL.Query())
 	if err != nil {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	comments, next, err := s.store.UserComments(r.Context(), r.PathValue("user"), p)
-	answer(w, map[string]any{"comments": comments, "next": next}, err)
+	answer(w, r, map[string]any{"comments": comments, "next": next}, err)
 }
 
 // A nodeView is one comment of a thread as the "comment" template shows

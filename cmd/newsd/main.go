@@ -21,6 +21,15 @@
 // prefix; it adds sample data only to an empty namespace, so that a restart
 // with the same -prefix serves what is there, and none with -seed 0.
 //
+// It answers only for the hosts of -hosts (by default 127.0.0.1, localhost
+// and [::1] with the port it serves on), so that another name that
+// resolves to it (DNS rebinding) gets 421; and no page of it may be framed.
+// A session is a random id in a cookie and a record in Redis beside the
+// library's keys, under the same prefix, that logout deletes and that ends
+// 30 days after the login. A request that fails on the server's side is
+// answered with the status's words and the request's id, and logged on
+// stderr with its error; one refused is logged too.
+//
 // It is a demonstration: a login is a name with no password, and there are
 // no rate limits. Every write needs a session, and checks that it comes
 // from the site's own pages (http.CrossOriginProtection).
@@ -34,6 +43,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -58,6 +68,7 @@ func main() {
 type config struct {
 	http, redisAddr, prefix string
 	seed                    int
+	hosts                   hostSet // nil: those of the address served on
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -68,6 +79,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.redisAddr, "redis", "", "address of a real Redis `host:port` (default: embedded miniredis)")
 	fs.StringVar(&c.prefix, "prefix", "", "key prefix (default: none on miniredis, a fresh newsd:<random>: on -redis)")
 	fs.IntVar(&c.seed, "seed", len(sampleArticles), "sample articles to post at start")
+	fs.Func("hosts", "the `hosts` the site answers for, comma-separated, each a name or name:port (a name alone: on any port);"+
+		" another Host is refused with 421 (default: 127.0.0.1, localhost and [::1] with the port served on,"+
+		" or the address served on if it is neither a loopback nor every address)", func(list string) error {
+		hosts, err := parseHosts(list)
+		c.hosts = hosts
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -108,19 +126,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("seed: %w", err)
 		}
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", c.http)
 	if err != nil {
 		return err
+	}
+	if c.hosts == nil {
+		// From the listener's address, whose port is known even for
+		// -http host:0.
+		if c.hosts, err = defaultHosts(ln.Addr().String()); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	n, _ := store.Count(ctx, all)
 	groups, _ := store.CountGroups(ctx)
 	fmt.Fprintf(stdout, "newsd: serving http://%s from %s (prefix %q): %d articles in %d groups\n",
 		ln.Addr(), where, c.prefix, n, groups)
-	srv := newHTTPServer(newServer(store, secret, time.Now))
+	fmt.Fprintf(stdout, "newsd: answering for hosts %s (-hosts)\n", c.hosts)
+	log := newLogger(stderr)
+	srv := newHTTPServer(newServer(store, sessions{pool: pool, prefix: c.prefix, now: time.Now}, c.hosts, log), log)
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -134,8 +158,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // newHTTPServer is the site's server, with timeouts that a slow client
-// cannot hold a connection past.
-func newHTTPServer(h http.Handler) *http.Server {
+// cannot hold a connection past, logging what net/http logs (a broken
+// connection, say) to log.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -143,6 +168,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 		WriteTimeout:      15 * time.Second,
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }
 

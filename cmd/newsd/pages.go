@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -94,16 +96,35 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	data.Tabs = tabs
 	data.Back = r.URL.RequestURI()
 	data.pageSize = s.store.PageSize()
-	if groups, _, err := s.store.Groups(r.Context(), voting.Paging{Page: 1, Size: sidebarGroups}); err == nil {
-		data.Groups = groups
-	}
-	if posters, _, err := s.store.TopPosters(r.Context(), voting.Paging{Page: 1, Size: sidebarPosters}); err == nil {
-		data.Posters = posters
+	// A page goes without its sidebar rather than fail for it.
+	groups, _, err := s.store.Groups(r.Context(), voting.Paging{Page: 1, Size: sidebarGroups})
+	s.warn(r, "read the sidebar's groups", err)
+	posters, _, err := s.store.TopPosters(r.Context(), voting.Paging{Page: 1, Size: sidebarPosters})
+	s.warn(r, "read the sidebar's posters", err)
+	data.Groups, data.Posters = groups, posters
+	// The page is written whole, or not at all: a template that fails
+	// half-way answers as any failure does.
+	var page bytes.Buffer
+	if err := s.pages.ExecuteTemplate(&page, name, data); err != nil {
+		err = fmt.Errorf("newsd: render %s: %w", name, err)
+		if name == "error.html" {
+			http.Error(w, serverFault(r, http.StatusInternalServerError, err), http.StatusInternalServerError)
+			return
+		}
+		s.fail(w, r, err)
+		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	if err := s.pages.ExecuteTemplate(w, name, data); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+	w.Write(page.Bytes())
+}
+
+// warn logs err, if it is not nil, as a failure to do what, which r's
+// page goes on without.
+func (s *server) warn(r *http.Request, what string, err error) {
+	if err != nil {
+		s.log.WarnContext(r.Context(), "could not "+what, "id", requestOf(r).id, "method", r.Method,
+			"path", r.URL.Path, "error", err.Error())
 	}
 }
 
@@ -115,7 +136,8 @@ const (
 
 // fail writes err's page, with its status.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	s.render(w, r, status(err), "error.html", &pageData{Title: "Error", Error: err.Error()})
+	code, msg := refusal(r, err)
+	s.render(w, r, code, "error.html", &pageData{Title: "Error", Error: msg})
 }
 
 // votes reads the viewer's votes on the articles.
@@ -130,6 +152,7 @@ func (s *server) votes(r *http.Request, articles []ranked) map[string]string {
 	}
 	dirs, err := s.store.UserVotes(r.Context(), viewer, ids...)
 	if err != nil {
+		s.warn(r, "read the viewer's votes", err) // the arrows show none
 		return nil
 	}
 	out := map[string]string{}
@@ -210,7 +233,8 @@ func (s *server) submitForm(w http.ResponseWriter, r *http.Request) {
 		Groups: strings.FieldsFunc(r.PostFormValue("groups"), func(r rune) bool { return r == ',' || r == ' ' })}
 	a, err := s.post(r.Context(), s.viewer(r), sub)
 	if err != nil {
-		s.render(w, r, status(err), "submit.html", &pageData{Title: "Submit", Form: sub, Error: err.Error()})
+		code, msg := refusal(r, err)
+		s.render(w, r, code, "submit.html", &pageData{Title: "Submit", Form: sub, Error: msg})
 		return
 	}
 	http.Redirect(w, r, "/a/"+a.ID, http.StatusSeeOther)
@@ -226,12 +250,18 @@ func (s *server) loginForm(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusBadRequest, "login.html", &pageData{Title: "Log in", Error: err.Error()})
 		return
 	}
-	s.setSession(w, user)
+	if err := s.login(w, r, user); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
 func (s *server) logoutForm(w http.ResponseWriter, r *http.Request) {
-	s.setSession(w, "")
+	if err := s.logout(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

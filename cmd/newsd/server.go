@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -24,12 +25,15 @@ const maxBody = 16 << 10
 // The tabs of the front page and of group pages, by their names in URLs.
 var tabs = []string{"hot", "new", "top", "top-day", "top-week", "top-month", "top-year", "controversial", "best"}
 
-// A server is the site: its pages and its JSON API, on one Store.
+// A server is the site: its pages and its JSON API, on one Store, with
+// its sessions beside the Store's keys.
 type server struct {
-	store  *voting.Store
-	secret []byte
-	now    func() time.Time // the Store's clock, which pages tell ages by
-	pages  *template.Template
+	store    *voting.Store
+	sessions sessions
+	hosts    hostSet
+	log      *slog.Logger
+	now      func() time.Time // the Store's clock, which pages tell ages and sessions their end by
+	pages    *template.Template
 }
 
 // A siteError is a refusal of newsd's own, before or beside the library's:
@@ -59,8 +63,10 @@ var (
 		"cross-origin request refused: a write must come from this site's own pages"}
 )
 
-func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Handler {
-	s := &server{store: store, secret: secret, now: now}
+// newServer is the site on store, with the sessions ss (on ss's clock,
+// which the Store shares), answering for hosts alone and logging to log.
+func newServer(store *voting.Store, ss sessions, hosts hostSet, log *slog.Logger) http.Handler {
+	s := &server{store: store, sessions: ss, hosts: hosts, log: log, now: ss.now}
 	s.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"ago": s.ago, "host": host, "dir": dirName, "points": points,
 		"rowData": rowData, "pageNumbers": pageNumbers, "nodeData": nodeData}).
@@ -81,9 +87,10 @@ func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Ha
 	mux.HandleFunc("POST /a/{id}/comment", s.commentForm)
 	mux.HandleFunc("POST /c/{cid}/vote", s.commentVoteForm)
 	mux.HandleFunc("POST /c/{cid}/delete", s.commentDeleteForm)
-	mux.Handle("GET /static/", http.FileServerFS(assets))
+	mux.HandleFunc("GET /static/{name}", s.static)
 
 	mux.HandleFunc("POST /api/login", s.apiLogin)
+	mux.HandleFunc("POST /api/logout", s.apiLogout)
 	mux.HandleFunc("GET /api/articles", s.apiList)
 	mux.HandleFunc("GET /api/groups", s.apiGroups)
 	mux.HandleFunc("GET /api/groups/{group}/articles", s.apiList)
@@ -116,11 +123,7 @@ func newServer(store *voting.Store, secret []byte, now func() time.Time) http.Ha
 		s.failAny(w, r, errCrossOrigin)
 	}))
 	protected := cop.Handler(routed)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		protected.ServeHTTP(w, r)
-	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.handle(w, r, protected) })
 }
 
 // isAPI reports whether r is a request to the JSON API, whose every answer,
@@ -131,10 +134,20 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 // HTML page for any other.
 func (s *server) failAny(w http.ResponseWriter, r *http.Request, err error) {
 	if isAPI(r) {
-		apiFail(w, err)
+		apiFail(w, r, err)
 		return
 	}
 	s.fail(w, r, err)
+}
+
+// refusal is the status err answers with and what the answer says: err's
+// own words, but for a 5xx, whose error goes to the log alone.
+func refusal(r *http.Request, err error) (code int, msg string) {
+	code = status(err)
+	if code >= 500 {
+		return code, serverFault(r, code, err)
+	}
+	return code, err.Error()
 }
 
 // noRoute answers a request no route takes with code: 404 for a path the

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,15 +19,17 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// site is a newsd on miniredis, with a clock the test moves, and a client
-// that keeps cookies.
+// site is a newsd on miniredis, with a clock the test moves, a client
+// that keeps cookies, and the site's log.
 type site struct {
 	t      *testing.T
 	srv    *httptest.Server
+	mr     *miniredis.Miniredis
 	store  *voting.Store
 	pool   *redis.Pool
 	now    time.Time
 	client *http.Client
+	log    *logBuffer
 }
 
 func newSite(t *testing.T) *site {
@@ -34,17 +37,45 @@ func newSite(t *testing.T) *site {
 	mr := miniredis.RunT(t)
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }}
 	t.Cleanup(func() { pool.Close() })
-	s := &site{t: t, pool: pool, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	s := &site{t: t, mr: mr, pool: pool, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), log: &logBuffer{}}
 	var err error
-	s.store, err = newStore(pool, "", func() time.Time { return s.now })
+	now := func() time.Time { return s.now }
+	s.store, err = newStore(pool, "", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.srv = httptest.NewServer(newServer(s.store, []byte("test secret"), func() time.Time { return s.now }))
+	// The test server's address is known once it listens: the site
+	// answers for it as newsd for its -http.
+	s.srv = httptest.NewUnstartedServer(nil)
+	hosts, err := defaultHosts(s.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Config.Handler = newServer(s.store, sessions{pool: pool, now: now}, hosts, newLogger(s.log))
+	s.srv.Start()
 	t.Cleanup(s.srv.Close)
 	jar, _ := cookiejar.New(nil)
 	s.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return s
+}
+
+// A logBuffer holds what the site logs, written by its handlers'
+// goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // do sends a request with a JSON body (if body is not nil), as a page of
