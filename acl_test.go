@@ -86,9 +86,18 @@ func everyCall(s *voting.Store) []aclCall {
 			}
 			return nil
 		}},
-		{"Count", func(ctx context.Context) error { _, err := s.Count(ctx, voting.Query{Group: "g", Order: voting.TopDay}); return err }},
-		{"Rank", func(ctx context.Context) error { _, err := s.Rank(ctx, id, voting.Query{Group: "g", Order: voting.ByBest}); return err }},
-		{"Cursor", func(ctx context.Context) error { _, err := s.Cursor(ctx, id, voting.Query{Order: voting.ByVotes}); return err }},
+		{"Count", func(ctx context.Context) error {
+			_, err := s.Count(ctx, voting.Query{Group: "g", Order: voting.TopDay})
+			return err
+		}},
+		{"Rank", func(ctx context.Context) error {
+			_, err := s.Rank(ctx, id, voting.Query{Group: "g", Order: voting.ByBest})
+			return err
+		}},
+		{"Cursor", func(ctx context.Context) error {
+			_, err := s.Cursor(ctx, id, voting.Query{Order: voting.ByVotes})
+			return err
+		}},
 		{"Groups", func(ctx context.Context) error { _, err := two(s.Groups(ctx, page)); return err }},
 		{"CountGroups", func(ctx context.Context) error { _, err := s.CountGroups(ctx); return err }},
 		{"Karma", func(ctx context.Context) error { _, err := s.Karma(ctx, "bob"); return err }},

@@ -372,4 +372,3 @@ func TestScriptsAreConstants(t *testing.T) {
 		t.Errorf("titles stored: %v", titles)
 	}
 }
-
