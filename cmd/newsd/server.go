@@ -274,48 +274,23 @@ func (s *server) remove(ctx context.Context, user, id string) error {
 	return s.store.DeleteArticle(ctx, id)
 }
 
-// A profile is what a user page and the API show of a user: karma and
-// comment karma, and how many articles they have posted and votes their
-// history holds.
-type profile struct {
-	User         string `json:"user"`
-	Karma        int64  `json:"karma"`
-	CommentKarma int64  `json:"commentKarma"`
-	Posts        int64  `json:"posts"`
-	Votes        int64  `json:"votes"`
-}
+// A profile is what a user page and the API show of a user: the library's
+// Profile, read in one round trip.
+type profile = voting.Profile
 
-// profile reads user's profile, or an error answering 404 for a user the
-// site does not know, but to the viewer, whose own page is never missing.
-//
-// The library keeps no record of users beside what they did, and Karma
-// gives 0 alike to a user with no karma entry and one whose karma nets to
-// 0: a user the site knows is one with an article (deleted ones aside) or
-// a vote in their history (which holds their posts as up-votes, for the
-// history's time), or with karma other than 0, or a comment.
+// profile reads user's profile in one call, or an error answering 404 for
+// a user the site does not know, but to the viewer, whose own page is never
+// missing: the library knows a user by their articles, comments, karma and
+// the votes their history keeps.
 func (s *server) profile(ctx context.Context, user, viewer string) (profile, error) {
-	p := profile{User: user}
-	var err error
-	if p.Karma, err = s.store.Karma(ctx, user); err != nil {
-		return p, err
+	p, err := s.store.Profile(ctx, user)
+	switch {
+	case errors.Is(err, voting.ErrNotFound) && user == viewer:
+		return profile{User: user}, nil
+	case errors.Is(err, voting.ErrNotFound):
+		return p, notFound("no user %q: they have neither posted, commented nor voted", user)
 	}
-	if p.CommentKarma, err = s.store.CommentKarma(ctx, user); err != nil {
-		return p, err
-	}
-	if p.Posts, err = s.store.Count(ctx, voting.Query{User: user, Order: voting.ByTime}); err != nil {
-		return p, err
-	}
-	if p.Votes, err = s.store.CountUserHistory(ctx, user); err != nil {
-		return p, err
-	}
-	if p.Karma == 0 && p.CommentKarma == 0 && p.Posts == 0 && p.Votes == 0 && user != viewer {
-		comments, _, err := s.store.UserComments(ctx, user, voting.Paging{Size: 1})
-		if err != nil || len(comments) > 0 {
-			return p, err
-		}
-		return p, notFound("no user %q: they have neither posted nor voted", user)
-	}
-	return p, nil
+	return p, err
 }
 
 // ago writes how long before the site's clock t was, roughly.
