@@ -117,6 +117,10 @@
 // kept apart from the karma of their articles: [Store.CommentKarma] reads
 // a user's, [Store.TopCommenters] the highest. Reindex builds every
 // comment index, and counts comment karma, from the comments' hashes.
+// A body is multi-line text, kept as posted. [Store.Profile] reads what
+// the namespace knows of a user (their counts of articles, comments and
+// votes kept, and their karma) in one round trip, and answers ErrNotFound
+// for a user it knows nothing of. docs/comments.md is the guide.
 //
 // # The namespace's settings
 //
@@ -126,13 +130,20 @@
 // way to read them. A Store's first call reads them, or writes them from its
 // options on a namespace with none. A Store given an index the namespace
 // lacks adds it, and from then on every Store's writes keep it, whatever
-// their options; its listings answer ErrNotIndexed until [Store.Reindex] has
-// built it for the articles written before. Every write checks, inside
+// their options; its listings answer ErrNotIndexed until it is built for
+// the articles written before: by that Store in the background
+// (WithAutoReindex, on by default: one Store of the namespace at a time,
+// under a lease another takes over from a builder that died), or by
+// [Store.Reindex]. Settings reports what is unbuilt and how far the build
+// has come (Settings.Building). Every write checks, inside
 // Redis, that the settings are those it was made for, and is made again if
 // they have changed. A Store given another vote weight, cutoff or history
 // time than the namespace's is refused on every call. [Store.StopKeeping]
 // takes indexes out, and [Store.Rescore] changes the weight and the cutoff,
-// in bounded steps. Page size, timeout, clock and cache TTL are each
+// in bounded steps, each keeping in Redis where its walk stands (the hash
+// progress:) so that a call cut short is gone on with by the next. A
+// Store told that an index it was given is not kept learns that another
+// Store's StopKeeping stopped it. Page size, timeout, clock and cache TTL are each
 // Store's own ([Store.PageSize], [Store.Timeout]).
 //
 // Articles another writer posts (the book's code, a script, an older
@@ -166,6 +177,9 @@
 //   - WithAutoPipelining(on), on: votes that find more than 8 others in
 //     flight share two connections and reach Redis together; off, every
 //     call takes a connection of the pool.
+//   - WithAutoReindex(on), on: a Store that adds an index to a namespace
+//     with articles builds it in the background; off, Reindex is the
+//     operator's to run. Close stops the build.
 //   - WithOrders(o...), WithLiveGroups(), WithUserHistory(d), WithKarma(),
 //     WithUniqueLinks(): indexes the namespace keeps beyond the book's;
 //     each is the namespace's setting once a Store has added it, and each
@@ -191,7 +205,8 @@
 //     vote weight, cutoff or history time than the namespace's.
 //   - ErrNotIndexed: a listing or count of an index that does not hold every
 //     article yet (an option added after articles were posted, or articles
-//     another writer posted), until Reindex builds it.
+//     another writer posted), until it is built: in the background by the
+//     Store that added it (WithAutoReindex), or by Reindex.
 //   - ErrDuplicate: with WithUniqueLinks, a post or an edit whose link
 //     another article has; the error names that article.
 //   - ErrCorrupt: stored data that neither this library nor the book's code
@@ -328,6 +343,13 @@
 //	settings:             hash    the namespace's settings: gen (a generation every
 //	                              write checks), weight, cutoff and history (ms),
 //	                              orders, kinds (live, karma, links)
+//	progress:             hash    where the walks of Rescore (rescore, its values;
+//	                              rescore-phase; rescore-at) and of StopKeeping
+//	                              (stop-live <orders>, stop-karma-articles, ...: a
+//	                              cursor, or "done") go on from
+//	builder:              string  the token of the Store that builds unbuilt indexes
+//	                              in the background (WithAutoReindex); expires
+//	                              10 s after the builder last renewed it
 //
 // With WithOrders, per kept order (members article:<id>):
 //

@@ -142,9 +142,9 @@ func ExampleStore_Rank_today() {
 	// true
 }
 
-// Turning an order on for a site that has articles: its listings answer
-// ErrNotIndexed until Reindex has built its index for the articles posted
-// before.
+// Turning an order on for a site that has articles, for an operator who
+// runs Reindex (WithAutoReindex(false)): its listings answer ErrNotIndexed
+// until Reindex has built its index for the articles posted before.
 func ExampleStore_ReindexWithProgress_newOrder() {
 	site := newDocSite()
 	defer site.stop()
@@ -154,7 +154,7 @@ func ExampleStore_ReindexWithProgress_newOrder() {
 		site.post(old, "alice", title, 1, 0)
 	}
 
-	store := site.store(voting.WithOrders(voting.ByVotes))
+	store := site.store(voting.WithOrders(voting.ByVotes), voting.WithAutoReindex(false))
 	_, _, err := store.List(ctx, voting.Query{Order: voting.ByVotes})
 	fmt.Println(errors.Is(err, voting.ErrNotIndexed))
 
@@ -231,7 +231,8 @@ func ExampleQuery_groupPage() {
 
 // A site that lists its groups through the book's cache switches to live
 // groups: a Store given WithLiveGroups adds them to the namespace, and
-// Reindex builds them for the articles before.
+// Reindex builds them for the articles before (or, by default, the Store
+// in the background).
 func ExampleWithLiveGroups_reindex() {
 	site := newDocSite()
 	defer site.stop()
@@ -240,7 +241,7 @@ func ExampleWithLiveGroups_reindex() {
 	streams := site.post(old, "alice", "Redis streams", 3, 0, "redis")
 	site.post(old, "bob", "Lua in Redis", 1, 0, "redis")
 
-	store := site.store(voting.WithLiveGroups())
+	store := site.store(voting.WithLiveGroups(), voting.WithAutoReindex(false))
 	_, err := store.Rank(ctx, streams, voting.Query{Group: "redis"})
 	fmt.Println(errors.Is(err, voting.ErrNotIndexed)) // until Reindex
 	if err := store.Reindex(ctx); err != nil {
@@ -706,4 +707,38 @@ func Example_upgrading() {
 	// [redis] 1 [{redis 1}] [{alice 2}] 1
 	// [score time votes] true 24h0m0s true false 2026-11-29
 	// 3 1.795350096e+09
+}
+
+// An order turned on for a site that has articles builds itself: the
+// Store that adds it runs Reindex in the background, one Store of the
+// namespace at a time, and Settings says how far it has come; its
+// listings answer ErrNotIndexed until it is built.
+func ExampleWithAutoReindex() {
+	site := newDocSite()
+	defer site.stop()
+	ctx := context.Background()
+	old := site.store() // the book's orders alone
+	for _, title := range []string{"First", "Second", "Third"} {
+		site.post(old, "alice", title, 1, 0)
+	}
+
+	store := site.store(voting.WithOrders(voting.ByHot)) // builds hot in the background
+	defer store.Close()                                   // stops the build, if it runs
+	for {
+		set, err := store.Settings(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(set.Building.Unbuilt) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // a status page would show set.Building
+	}
+	n, err := store.Count(ctx, voting.Query{Order: voting.ByHot})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "articles by hot")
+	// Output:
+	// 3 articles by hot
 }

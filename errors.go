@@ -34,7 +34,8 @@ var (
 	// articles were posted, or lacking articles another writer (the
 	// book's code, a script, an older release) posted, which a listing
 	// notices by the namespace's count of the articles the library has
-	// indexed (see Settings). Reindex builds it; from then on, as for an
+	// indexed (see Settings). The Store that added it builds it in the
+	// background (WithAutoReindex), or Reindex does; from then on, as for an
 	// index kept since the namespace's first article, listings never
 	// return it until another writer posts again. A group's live listing
 	// falls back to the book's listing instead.

@@ -367,9 +367,11 @@ func ExampleWithOrders() {
 	//   This week's debate   +2
 }
 
-// Turn an order on for a site that already has articles: the Store keeps
-// the new indexes from its first post or vote, and Reindex builds them for
-// the articles before it, in bounded steps, while the site runs.
+// Turn an order on for a site that already has articles, for an operator
+// who runs Reindex: the Store keeps the new indexes from its first post or
+// vote, and Reindex builds them for the articles before it, in bounded
+// steps, while the site runs. (By default the Store builds them itself,
+// in the background: ExampleWithAutoReindex.)
 func ExampleStore_Reindex() {
 	addr, stop := exampleRedis()
 	defer stop()
@@ -386,7 +388,7 @@ func ExampleStore_Reindex() {
 		}
 	}
 
-	store, err := voting.New(pool, voting.WithOrders(voting.ByVotes, voting.TopWeek))
+	store, err := voting.New(pool, voting.WithOrders(voting.ByVotes, voting.TopWeek), voting.WithAutoReindex(false))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -558,7 +560,7 @@ func Example_httpHandler() {
 		case errors.Is(err, voting.ErrVotingClosed):
 			return http.StatusConflict
 		case errors.Is(err, voting.ErrNotIndexed):
-			return http.StatusServiceUnavailable // until Reindex has run
+			return http.StatusServiceUnavailable // until the index is built
 		case errors.Is(err, context.Canceled):
 			return 499 // the client has gone: nginx's "client closed request"
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):

@@ -48,6 +48,16 @@ import (
 //	                              generation every write checks; weight; cutoff and
 //	                              history in milliseconds; orders, the kept orders
 //	                              beyond the book's two; kinds: live, karma, links
+//	progress:             hash    where the walks of Rescore and StopKeeping go on
+//	                              from (rescore.go, stop.go): rescore, the weight and
+//	                              cutoff walked to; rescore-phase, articles, comments
+//	                              or done; rescore-at, a time (the articles) or a
+//	                              comment id; stop-live <orders>, stop-karma-articles,
+//	                              stop-karma-comments, stop-history, stop-pending: a
+//	                              SCAN cursor or comment id, or done
+//	builder:              string  the lease of the Store that builds unbuilt indexes
+//	                              in the background (build.go): its token, expiring
+//	                              unless renewed
 //
 // With WithKarma, each poster's karma, and in each article's hash the part
 // of it the article gives:

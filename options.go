@@ -166,9 +166,10 @@ func WithClock(now func() time.Time) Option {
 // memory for one more entry per article (docs/operations.md, Memory). The orders kept
 // are the namespace's (Settings): a Store given one the namespace lacks adds
 // it on its first call, and from then on every Store's writes keep it.
-// Articles posted before (or by the book's code) join its index when
-// Reindex runs; until then its listings and counts return an error
-// wrapping ErrNotIndexed. StopKeeping stops one. Default: none beyond the
+// Articles posted before (or by the book's code) join its index when that
+// Store builds it in the background (WithAutoReindex), or Reindex runs;
+// until then its listings and counts return an error wrapping
+// ErrNotIndexed. StopKeeping stops one. Default: none beyond the
 // namespace's, so that a Store of a new namespace costs what the book's
 // layout costs.
 func WithOrders(orders ...Order) Option {

@@ -29,7 +29,9 @@ import (
 // WithGroupCacheTTL (to list groups through the book's cache). A Store
 // given an index the namespace lacks adds it, on its first call: from then
 // on every Store's writes keep it, and its listings answer ErrNotIndexed
-// until Reindex has built it for the articles written before. A Store
+// until it is built for the articles written before, by that Store in the
+// background (WithAutoReindex) or by Reindex; Building says how far that
+// has come. A Store
 // given a vote weight, cutoff or history time other than the namespace's
 // is refused, on every call, with an error wrapping ErrInvalid that names
 // both values, and writes nothing; a Store not given one takes the
