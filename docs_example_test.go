@@ -723,7 +723,7 @@ func ExampleWithAutoReindex() {
 	}
 
 	store := site.store(voting.WithOrders(voting.ByHot)) // builds hot in the background
-	defer store.Close()                                   // stops the build, if it runs
+	defer store.Close()                                  // stops the build, if it runs
 	for {
 		set, err := store.Settings(ctx)
 		if err != nil {
