@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 	"github.com/articlevote/voting/internal/script"
@@ -127,6 +128,12 @@ func (b *builder) run(ctx context.Context, done chan struct{}) {
 		if ctx.Err() != nil {
 			break
 		}
+		if errors.Is(err, errs.ErrInvalid) || errors.Is(err, errs.ErrCorrupt) {
+			// Not to be mended by trying again (a Store refused by the
+			// namespace's settings, a key of the wrong type): the next
+			// listing that finds the index unbuilt tries, once it is.
+			break
+		}
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
@@ -135,7 +142,8 @@ func (b *builder) run(ctx context.Context, done chan struct{}) {
 		t.Stop()
 		pause = min(2*pause, retryPause)
 	}
-	// Closed: the lease goes, so that another Store takes over at once.
+	// Closed, or failed for good: the lease goes, so that another Store
+	// takes over at once.
 	release, cancel := context.WithTimeout(context.Background(), max(b.s.rc.Timeout, time.Second))
 	defer cancel()
 	_, _ = b.lease(release, "release")

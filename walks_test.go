@@ -475,3 +475,40 @@ func TestStopKeepingHistoriesTakesADeletionLeftHalfDone(t *testing.T) {
 		}
 	}
 }
+
+// TestAWalksProgressOfTheWrongType: progress: of the wrong type stops
+// Rescore and StopKeeping with ErrCorrupt naming it, before they write
+// anything, the settings included.
+func TestAWalksProgressOfTheWrongType(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call func(s *voting.Store) error
+	}{
+		{"Rescore", func(s *voting.Store) error { return s.Rescore(ctx, 100, time.Hour) }},
+		{"Rescore of the values the namespace has", func(s *voting.Store) error {
+			return s.Rescore(ctx, voting.DefaultVoteWeight, voting.DefaultCutoff)
+		}},
+		{"StopKeeping", func(s *voting.Store) error { return s.StopKeeping(ctx, voting.WithKarma(), voting.WithLiveGroups()) }},
+	} {
+		for _, value := range []string{"string", "set"} {
+			t.Run(c.name+"/"+value, func(t *testing.T) {
+				e := newEnv(t, voting.WithKarma())
+				id := e.post("alice", "first", "g")
+				e.comment("bob", id, "", "a comment")
+				if value == "string" {
+					e.do("SET", e.key("progress:"), "x")
+				} else {
+					e.do("SADD", e.key("progress:"), "x")
+				}
+				before := e.dump()
+				err := c.call(e.with())
+				if !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), e.key("progress:")) {
+					t.Errorf("%s = %v, want ErrCorrupt naming %s", c.name, err, e.key("progress:"))
+				}
+				if after := e.dump(); after != before {
+					t.Errorf("%s wrote:\n%s\nwas:\n%s", c.name, after, before)
+				}
+			})
+		}
+	}
+}
