@@ -40,8 +40,10 @@ type builder struct {
 	mu      sync.Mutex
 	running bool
 	closed  bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// stop is closed by close: the goroutine sends no step after it, and
+	// ends; done is closed when the goroutine has ended.
+	stop chan struct{}
+	done chan struct{}
 	// checked is when the goroutine last ended, to bound how often a
 	// listing that finds an index not built starts it again.
 	checked time.Time
@@ -57,7 +59,7 @@ func newBuilder(s *Store) (*builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &builder{s: s, token: token}, nil
+	return &builder{s: s, token: token, stop: make(chan struct{})}, nil
 }
 
 // ensure starts the builder's goroutine unless it runs, the Store is
@@ -71,38 +73,53 @@ func (b *builder) ensure(now bool) {
 	if b.running || b.closed || !now && time.Since(b.checked) < time.Second {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b.running, b.cancel, b.done = true, cancel, make(chan struct{})
-	go b.run(ctx, b.done)
+	b.running, b.done = true, make(chan struct{})
+	go b.run(b.done)
 }
 
-// close stops the goroutine, if it runs, once its step in flight has ended,
+// close stops the goroutine, if it runs, once its step in flight has its
+// reply (a step is never cut short, so none lands after close returns),
 // and gives the lease up.
 func (b *builder) close() {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
-	b.closed = true
-	cancel, done := b.cancel, b.done
+	if !b.closed {
+		b.closed = true
+		close(b.stop)
+	}
+	running, done := b.running, b.done
 	b.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if running {
 		<-done
+	}
+}
+
+// stopped reports whether close has been called.
+func (b *builder) stopped() bool {
+	select {
+	case <-b.stop:
+		return true
+	default:
+		return false
 	}
 }
 
 // run builds what the namespace has not built, as long as there is such
 // an index and the lease is the builder's; it pauses after a failure.
-func (b *builder) run(ctx context.Context, done chan struct{}) {
+// Its round trips are bounded by the Store's timeout, not cut short by
+// close, which it heeds between them.
+func (b *builder) run(done chan struct{}) {
 	defer close(done)
 	defer func() {
 		b.mu.Lock()
 		b.running, b.checked = false, time.Now()
 		b.mu.Unlock()
 	}()
+	ctx := context.Background()
 	pause := time.Second
-	for ctx.Err() == nil {
+	for !b.stopped() {
 		unbuilt, err := b.s.unbuilt(ctx)
 		if err == nil && len(unbuilt) == 0 {
 			return
@@ -125,7 +142,7 @@ func (b *builder) run(ctx context.Context, done chan struct{}) {
 		if err == nil {
 			continue // the settings may have changed as it built
 		}
-		if ctx.Err() != nil {
+		if b.stopped() {
 			break
 		}
 		if errors.Is(err, errs.ErrInvalid) || errors.Is(err, errs.ErrCorrupt) {
@@ -136,7 +153,7 @@ func (b *builder) run(ctx context.Context, done chan struct{}) {
 		}
 		t := time.NewTimer(pause)
 		select {
-		case <-ctx.Done():
+		case <-b.stop:
 		case <-t.C:
 		}
 		t.Stop()
@@ -144,19 +161,21 @@ func (b *builder) run(ctx context.Context, done chan struct{}) {
 	}
 	// Closed, or failed for good: the lease goes, so that another Store
 	// takes over at once.
-	release, cancel := context.WithTimeout(context.Background(), max(b.s.rc.Timeout, time.Second))
-	defer cancel()
-	_, _ = b.lease(release, "release")
+	_, _ = b.lease(ctx, "release")
 }
 
 // build runs Reindex under the lease, renewing it as the run goes on: a
 // run that loses it (the builder stalled past it, and another Store took
-// it) stops.
+// it) stops, and so does one the Store closes, each between two steps.
 func (b *builder) build(ctx context.Context) error {
 	run, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	renewed := time.Now()
 	_, err := b.s.ReindexWithProgress(run, func(ReindexProgress) {
+		if b.stopped() {
+			cancel(errClosed)
+			return
+		}
 		if time.Since(renewed) < leaseTime/3 {
 			return
 		}
@@ -170,7 +189,7 @@ func (b *builder) build(ctx context.Context) error {
 			renewed = time.Now()
 		}
 	})
-	if cause := context.Cause(run); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+	if cause := context.Cause(run); err != nil && cause != nil {
 		return cause
 	}
 	if err == nil {
@@ -178,6 +197,9 @@ func (b *builder) build(ctx context.Context) error {
 	}
 	return err
 }
+
+// errClosed ends a background run whose Store was closed.
+var errClosed = errors.New("the Store was closed")
 
 // errLeaseLost ends a background run whose lease another Store took.
 var errLeaseLost = errors.New("the lease of the background build went to another Store")

@@ -402,7 +402,9 @@ func (r *reindexRun) orders() error {
 				return err
 			}
 			n, err := redis.Int(c.Do("HINCRBY", s.keys.ReindexProgress(), "steps", 1))
-			r.counts.Steps = n
+			if err == nil {
+				r.counts.Steps = n // a failed round trip leaves the count as it was
+			}
 			return err
 		})
 		if err != nil {

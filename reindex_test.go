@@ -691,3 +691,51 @@ func TestReindexResumedWithANewGroupBetween(t *testing.T) {
 	e.store = live
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
 }
+
+// failConn fails every command named fail with err, before sending it.
+type failConn struct {
+	redis.Conn
+	fail string
+	err  error
+}
+
+func (c failConn) Do(cmd string, args ...any) (any, error) {
+	if cmd == c.fail {
+		return nil, c.err
+	}
+	return c.Conn.Do(cmd, args...)
+}
+
+// TestReindexCountsNeverGoBack: a call that fails in a window's trim step
+// reports the run's counts as they stood, not a count of steps of 0.
+func TestReindexCountsNeverGoBack(t *testing.T) {
+	e := newEnv(t)
+	postMany(e, 30)
+	s := e.with(voting.WithOrders(voting.TopWeek))
+	voting.SetBatches(s, 500, 10)
+	cut, cancel := context.WithCancel(ctx)
+	var before voting.ReindexProgress
+	_, err := s.ReindexWithProgress(cut, func(p voting.ReindexProgress) {
+		before = p
+		if p.Articles > 0 {
+			cancel()
+		}
+	})
+	cancel()
+	if !errors.Is(err, context.Canceled) || before.Steps == 0 {
+		t.Fatalf("the first call = %v after %+v, want it cut short after a step", err, before)
+	}
+	broken := errors.New("broken connection")
+	p := wrapPool{e.redis(), func(c redis.Conn) redis.Conn { return failConn{c, "HINCRBY", broken} }}
+	failing, err := voting.New(p, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithOrders(voting.TopWeek))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := failing.ReindexWithProgress(ctx, nil)
+	if !errors.Is(err, broken) {
+		t.Fatalf("a call whose trim step fails = %v, want the broken connection", err)
+	}
+	if got.Steps < before.Steps || got.Articles < before.Articles {
+		t.Errorf("the failed call reports %+v, after %+v: its counts went back", got, before)
+	}
+}
