@@ -113,13 +113,3 @@ func scoreText(v string) bool {
 	// An underflow: digits other than 0 that read as 0.
 	return x != 0 || strings.Trim(whole+fraction, "0") == ""
 }
-
-// decimalDigits reports whether s is one or more decimal digits.
-func decimalDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}

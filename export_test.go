@@ -190,14 +190,13 @@ func ClientCache(s *Store) *tracking.Cache { return s.cache }
 func SharedConns(s *Store) *rconn.Pipes { return s.rc.Pipes }
 
 // BuildRuns is how many background runs of Reindex s has completed.
-func BuildRuns(s *Store) int { return s.buildRuns() }
+func BuildRuns(s *Store) int {
+	runs, _, _ := s.build.state()
+	return runs
+}
 
 // BuilderRunning reports whether s's background builder runs now.
 func BuilderRunning(s *Store) bool {
-	if s.build == nil {
-		return false
-	}
-	s.build.mu.Lock()
-	defer s.build.mu.Unlock()
-	return s.build.running
+	_, running, _ := s.build.state()
+	return running
 }

@@ -26,48 +26,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// ReindexProgress is how far a run of Reindex has come. A run is the work of
-// one or more calls, each going on where the last stopped, until one
-// completes it; the counts are the run's, across its calls.
-type ReindexProgress struct {
-	// Articles is the number of articles whose entries have been set in
-	// every kept index.
-	Articles int `json:"articles"`
-	// Skipped is the number of members of the time index and of the groups'
-	// sets passed over: their hash is gone, or its time or counters do not
-	// parse (see ErrCorrupt), or they are no article of the namespace; and
-	// of comments whose hash does not parse or whose article or parent
-	// comment is gone.
-	Skipped int `json:"skipped"`
-	// Comments is the number of comments whose entries have been set in
-	// their parent's indexes, their article's thread and their poster's
-	// comments.
-	Comments int `json:"comments"`
-	// Groups is the number of groups whose members' records of their
-	// groups have been built: a group that SCAN gives in two batches, as
-	// it may while Redis grows its table, is walked, and counted, twice.
-	Groups int `json:"groups"`
-	// Steps is the number of steps run so far, each one script or one
-	// SCAN of the namespace's keys.
-	Steps int `json:"steps"`
-	// Done reports that the run is complete: this call finished it.
-	Done bool `json:"done"`
-	// Duplicates is the number of articles, with WithUniqueLinks, whose
-	// link another article has before them in the index of links: one that
-	// was there before the run, or the oldest of those the run found with
-	// it. DuplicateLinks names the first of them, at most
-	// maxReportedDuplicates (100), ordered by id.
-	Duplicates     int             `json:"duplicates"`
-	DuplicateLinks []DuplicateLink `json:"duplicateLinks,omitempty"`
-}
-
-// A DuplicateLink is an article whose link another article, its Holder,
-// has in the index of links (WithUniqueLinks).
-type DuplicateLink struct {
-	ID     string `json:"id"`
-	Holder string `json:"holder"`
-}
-
 // maxReportedDuplicates is how many duplicate links a run of Reindex names.
 const maxReportedDuplicates = 100
 
@@ -637,4 +595,78 @@ func globEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// buildWork is what the Store's builder builds (WithAutoReindex): every
+// index the namespace keeps and has not built, by runs of Reindex.
+func (s *Store) buildWork() buildWork {
+	return buildWork{
+		unbuilt: func(ctx context.Context) (bool, error) {
+			unbuilt, err := s.unbuilt(ctx)
+			return len(unbuilt) > 0, err
+		},
+		reindex: func(ctx context.Context, step func()) error {
+			_, err := s.ReindexWithProgress(ctx, func(ReindexProgress) { step() })
+			return err
+		},
+	}
+}
+
+// unbuilt are the fields of indexed: (internal/schema/marks.go) of the
+// indexes the namespace keeps that are not built, none for a namespace
+// with no article, as the settings read afresh say.
+func (s *Store) unbuilt(ctx context.Context) ([]string, error) {
+	st, err := s.reload(ctx)
+	if err != nil || len(st.built) == 0 {
+		return nil, err
+	}
+	b, err := s.building(ctx, st)
+	return b.Unbuilt, err
+}
+
+// building reads how far the build of the namespace's indexes has come,
+// in one round trip.
+func (s *Store) building(ctx context.Context, st *state) (Building, error) {
+	k := s.keys
+	cmds := []rconn.Command{
+		{Name: "HGETALL", Args: []any{k.IndexedHash()}},
+		{Name: "ZCARD", Args: []any{k.TimeIndex()}},
+		{Name: "HGETALL", Args: []any{k.ReindexProgress()}},
+		{Name: "EXISTS", Args: []any{k.Builder()}},
+	}
+	replies, err := s.rc.Pipeline(ctx, cmds)
+	if err == nil {
+		err = rconn.ReplyError(cmds, replies)
+	}
+	var marks, progress map[string]string
+	var articles, lease int64
+	if err == nil {
+		marks, err = redis.StringMap(replies[0], nil)
+	}
+	if err == nil {
+		articles, err = redis.Int64(replies[1], nil)
+	}
+	if err == nil {
+		progress, err = redis.StringMap(replies[2], nil)
+	}
+	if err == nil {
+		lease, err = redis.Int64(replies[3], nil)
+	}
+	if err != nil {
+		return Building{}, err
+	}
+	b := Building{Background: lease > 0}
+	for _, field := range st.built {
+		if articles > 0 && marks[field] != schema.BuiltYes {
+			b.Unbuilt = append(b.Unbuilt, field)
+		}
+	}
+	if len(progress) > 0 {
+		run := progressCounts(progress)
+		b.Run = &run
+	}
+	if _, _, err := s.build.state(); err != nil {
+		b.Err = err.Error()
+	}
+	return b, nil
 }

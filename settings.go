@@ -92,7 +92,7 @@ func (s *Store) reload(ctx context.Context) (*state, error) {
 			// The Store added indexes to a namespace with articles, or
 			// wrote the settings of one the book's code filled: what it
 			// added is built in the background (WithAutoReindex).
-			defer s.build.ensure(true)
+			defer s.build.ensure(true, s.buildWork())
 		}
 	}
 	return nil, fmt.Errorf("the settings changed %d times as they were read: try again", maxSettingsReads)

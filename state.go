@@ -116,6 +116,68 @@ func (set *Settings) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Building is how far the build of the namespace's indexes has come, as
+// Settings reports it.
+type Building struct {
+	// Unbuilt names the indexes the namespace keeps that do not hold
+	// every article yet, by the fields of indexed: (the order's name, as
+	// "hot"; "live:" and the order's name for the groups' live indexes;
+	// "karma", "links"): their listings and counts answer ErrNotIndexed
+	// until a run of Reindex builds them. None when all are built.
+	Unbuilt []string `json:"unbuilt,omitempty"`
+	// Run is how far the run of Reindex under way has come, across its
+	// calls (Done false); nil when none is under way.
+	Run *ReindexProgress `json:"run,omitempty"`
+	// Background reports whether a Store builds them in the background:
+	// some Store holds the lease of the build (WithAutoReindex).
+	Background bool `json:"background"`
+	// Err is why this Store's last background run failed, "" if it did
+	// not (it tries again, after a pause of up to 30 s).
+	Err string `json:"err,omitempty"`
+}
+
+// ReindexProgress is how far a run of Reindex has come. A run is the work of
+// one or more calls, each going on where the last stopped, until one
+// completes it; the counts are the run's, across its calls.
+type ReindexProgress struct {
+	// Articles is the number of articles whose entries have been set in
+	// every kept index.
+	Articles int `json:"articles"`
+	// Skipped is the number of members of the time index and of the groups'
+	// sets passed over: their hash is gone, or its time or counters do not
+	// parse (see ErrCorrupt), or they are no article of the namespace; and
+	// of comments whose hash does not parse or whose article or parent
+	// comment is gone.
+	Skipped int `json:"skipped"`
+	// Comments is the number of comments whose entries have been set in
+	// their parent's indexes, their article's thread and their poster's
+	// comments.
+	Comments int `json:"comments"`
+	// Groups is the number of groups whose members' records of their
+	// groups have been built: a group that SCAN gives in two batches, as
+	// it may while Redis grows its table, is walked, and counted, twice.
+	Groups int `json:"groups"`
+	// Steps is the number of steps run so far, each one script or one
+	// SCAN of the namespace's keys.
+	Steps int `json:"steps"`
+	// Done reports that the run is complete: this call finished it.
+	Done bool `json:"done"`
+	// Duplicates is the number of articles, with WithUniqueLinks, whose
+	// link another article has before them in the index of links: one that
+	// was there before the run, or the oldest of those the run found with
+	// it. DuplicateLinks names the first of them, at most
+	// maxReportedDuplicates (100), ordered by id.
+	Duplicates     int             `json:"duplicates"`
+	DuplicateLinks []DuplicateLink `json:"duplicateLinks,omitempty"`
+}
+
+// A DuplicateLink is an article whose link another article, its Holder,
+// has in the index of links (WithUniqueLinks).
+type DuplicateLink struct {
+	ID     string `json:"id"`
+	Holder string `json:"holder"`
+}
+
 // The fields of settings:.
 const (
 	setGen     = "gen"

@@ -426,12 +426,3 @@ func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern, field string, 
 		}
 	}
 }
-
-// toAny is strs as arguments of a command.
-func toAny(strs []string) []any {
-	args := make([]any, len(strs))
-	for i, s := range strs {
-		args[i] = s
-	}
-	return args
-}

@@ -225,3 +225,22 @@ func distinctGroups(groups []string) ([]string, error) {
 	}
 	return distinct, nil
 }
+
+// decimalDigits reports whether s is one or more decimal digits.
+func decimalDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// toAny is strs as arguments of a command.
+func toAny(strs []string) []any {
+	args := make([]any, len(strs))
+	for i, s := range strs {
+		args[i] = s
+	}
+	return args
+}

@@ -120,7 +120,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	if cfg.autoReindex {
 		var err error
-		if s.build, err = newBuilder(s); err != nil {
+		if s.build, err = newBuilder(&s.rc, s.keys.Builder()); err != nil {
 			return nil, failed(err, "new store")
 		}
 	}
