@@ -1,12 +1,12 @@
 package voting
 
-// This file holds the builder: a Store that adds an index to a namespace
-// with articles (WithOrders, WithKarma... given to a Store of a namespace
-// that lacks them) runs Reindex in the background until the index is
-// built, one Store of the namespace at a time, under a lease in Redis that
-// another Store takes over if the builder stops renewing it. What it
-// builds, and how, is the Store's (buildWork, in reindex.go); the builder
-// keeps the goroutine, the lease and the pauses.
+// This file holds the builder, which builds the indexes its owner added to
+// a namespace with articles (WithOrders, WithKarma... given where the
+// namespace lacked them) in the background, one builder of the namespace
+// at a time, under a lease in Redis that another builder takes over if
+// this one stops renewing it. What it builds is its buildWorker's (the
+// owner's runs, in reindex.go); the builder keeps the goroutine, the lease
+// and the pauses, and reads how far the build has come.
 
 import (
 	"context"
@@ -19,11 +19,14 @@ import (
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
+	"github.com/articlevote/voting/internal/schema"
 	"github.com/articlevote/voting/internal/script"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // leaseTime is how long the builder's lease lasts unless renewed: it is
-// renewed after each step of Reindex once a third of it has passed, so a
+// renewed after each step of a run once a third of it has passed, so a
 // builder that stops (a process that died) is taken over within it.
 const leaseTime = 10 * time.Second
 
@@ -31,23 +34,24 @@ const leaseTime = 10 * time.Second
 // again; the pause doubles from a second.
 const retryPause = 30 * time.Second
 
-// buildWork is what a builder builds: unbuilt reports whether an index is
-// left to build, and reindex runs Reindex, calling step after each of its
-// steps (step ends the run, with its error, by cancelling the context it
-// is given).
-type buildWork struct {
-	unbuilt func(ctx context.Context) (bool, error)
-	reindex func(ctx context.Context, step func()) error
+// A buildWorker is what a builder builds: unbuiltLeft reports whether an
+// index is left to build, and reindexSteps makes a run that builds them,
+// calling step after each of its steps (step ends the run, with its error,
+// by cancelling the context it is given).
+type buildWorker interface {
+	unbuiltLeft(ctx context.Context) (bool, error)
+	reindexSteps(ctx context.Context, step func()) error
 }
 
-// A builder runs a Store's background builds: one goroutine at a time,
-// started when the Store adds an index or a listing finds one not built,
-// ending once nothing is left to build, another Store holds the lease, or
-// Close.
+// A builder runs its owner's background builds: one goroutine at a time,
+// started when the owner adds an index or a listing finds one not built,
+// ending once nothing is left to build, another builder holds the lease,
+// or close.
 type builder struct {
 	rc    *rconn.Client
 	lease string // the lease's key
 	token string
+	work  buildWorker
 
 	mu      sync.Mutex
 	running bool
@@ -59,25 +63,25 @@ type builder struct {
 	// checked is when the goroutine last ended, to bound how often a
 	// listing that finds an index not built starts it again.
 	checked time.Time
-	// runs counts the runs of Reindex the builder has completed, for tests.
+	// runs counts the runs the builder has completed, for tests.
 	runs int
 	// err is the last run's error, nil once a run succeeds.
 	err error
 }
 
-// newBuilder is a builder whose round trips rc makes, under the lease of
-// the key lease.
-func newBuilder(rc *rconn.Client, lease string) (*builder, error) {
+// newBuilder is a builder of work whose round trips rc makes, under the
+// lease of the key lease.
+func newBuilder(rc *rconn.Client, lease string, work buildWorker) (*builder, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("a token for the builder's lease: %w", err)
 	}
-	return &builder{rc: rc, lease: lease, token: hex.EncodeToString(b[:]), stop: make(chan struct{})}, nil
+	return &builder{rc: rc, lease: lease, token: hex.EncodeToString(b[:]), work: work, stop: make(chan struct{})}, nil
 }
 
-// ensure starts the builder's goroutine on work unless it runs, the Store
-// is closed, or (unless now) it ended less than a second ago.
-func (b *builder) ensure(now bool, work buildWork) {
+// ensure starts the builder's goroutine unless it runs, it is closed, or
+// (unless now) it ended less than a second ago.
+func (b *builder) ensure(now bool) {
 	if b == nil {
 		return
 	}
@@ -87,7 +91,7 @@ func (b *builder) ensure(now bool, work buildWork) {
 		return
 	}
 	b.running, b.done = true, make(chan struct{})
-	go b.run(work, b.done)
+	go b.run(b.done)
 }
 
 // close stops the goroutine, if it runs, once its step in flight has its
@@ -109,8 +113,8 @@ func (b *builder) close() {
 	}
 }
 
-// stopped reports whether close has been called.
-func (b *builder) stopped() bool {
+// closing reports whether close has been called.
+func (b *builder) closing() bool {
 	select {
 	case <-b.stop:
 		return true
@@ -119,11 +123,11 @@ func (b *builder) stopped() bool {
 	}
 }
 
-// run builds what work says is left, as long as anything is and the lease
+// run builds what its work says is left, as long as anything is and the lease
 // is the builder's; it pauses after a failure. Its round trips are bounded
-// by the Store's timeout, not cut short by close, which it heeds between
+// by the owner's timeout, not cut short by close, which it heeds between
 // them.
-func (b *builder) run(work buildWork, done chan struct{}) {
+func (b *builder) run(done chan struct{}) {
 	defer close(done)
 	defer func() {
 		b.mu.Lock()
@@ -132,19 +136,19 @@ func (b *builder) run(work buildWork, done chan struct{}) {
 	}()
 	ctx := context.Background()
 	pause := time.Second
-	for !b.stopped() {
-		left, err := work.unbuilt(ctx)
+	for !b.closing() {
+		left, err := b.work.unbuiltLeft(ctx)
 		if err == nil && !left {
 			return
 		}
 		if err == nil {
 			var held bool
 			if held, err = b.hold(ctx, "take"); err == nil && !held {
-				return // another Store builds
+				return // another builder builds
 			}
 		}
 		if err == nil {
-			err = b.build(ctx, work)
+			err = b.build(ctx)
 		}
 		b.mu.Lock()
 		b.err = err
@@ -155,13 +159,13 @@ func (b *builder) run(work buildWork, done chan struct{}) {
 		if err == nil {
 			continue // the settings may have changed as it built
 		}
-		if b.stopped() {
+		if b.closing() {
 			break
 		}
 		if errors.Is(err, errs.ErrInvalid) || errors.Is(err, errs.ErrCorrupt) {
-			// Not to be mended by trying again (a Store refused by the
-			// namespace's settings, a key of the wrong type): the next
-			// listing that finds the index unbuilt tries, once it is.
+			// Not to be mended by trying again (an owner the namespace's
+			// settings refuse, a key of the wrong type): the next listing
+			// that finds the index unbuilt tries, once it is.
 			break
 		}
 		t := time.NewTimer(pause)
@@ -172,20 +176,21 @@ func (b *builder) run(work buildWork, done chan struct{}) {
 		t.Stop()
 		pause = min(2*pause, retryPause)
 	}
-	// Closed, or failed for good: the lease goes, so that another Store
+	// Closed, or failed for good: the lease goes, so that another builder
 	// takes over at once.
 	_, _ = b.hold(ctx, "release")
 }
 
-// build runs work's Reindex under the lease, renewing it as the run goes
-// on: a run that loses it (the builder stalled past it, and another Store
-// took it) stops, and so does one the Store closes, each between two steps.
-func (b *builder) build(ctx context.Context, work buildWork) error {
+// build makes its work's run under the lease, renewing it as the run goes
+// on: a run that loses it (the builder stalled past it, and another took
+// it) stops, and so does one whose builder is closed, each between two
+// steps.
+func (b *builder) build(ctx context.Context) error {
 	run, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	renewed := time.Now()
-	err := work.reindex(run, func() {
-		if b.stopped() {
+	err := b.work.reindexSteps(run, func() {
+		if b.closing() {
 			cancel(errClosed)
 			return
 		}
@@ -211,11 +216,11 @@ func (b *builder) build(ctx context.Context, work buildWork) error {
 	return err
 }
 
-// errClosed ends a background run whose Store was closed.
-var errClosed = errors.New("the Store was closed")
+// errClosed ends a background run whose builder was closed.
+var errClosed = errors.New("the background build was closed")
 
-// errLeaseLost ends a background run whose lease another Store took.
-var errLeaseLost = errors.New("the lease of the background build went to another Store")
+// errLeaseLost ends a background run whose lease another builder took.
+var errLeaseLost = errors.New("the lease of the background build went to another process's builder")
 
 // hold runs op on the builder's lease and reports whether the builder
 // holds it after (for "release", whether it gave it up).
@@ -242,4 +247,50 @@ func (b *builder) state() (runs int, running bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.runs, b.running, b.err
+}
+
+// readBuilding reads how far the build of the indexes st keeps has come,
+// in one round trip on rc, with b's last error (b nil for none).
+func readBuilding(ctx context.Context, rc *rconn.Client, k schema.Keys, st *state, b *builder) (Building, error) {
+	cmds := []rconn.Command{
+		{Name: "HGETALL", Args: []any{k.IndexedHash()}},
+		{Name: "ZCARD", Args: []any{k.TimeIndex()}},
+		{Name: "HGETALL", Args: []any{k.ReindexProgress()}},
+		{Name: "EXISTS", Args: []any{k.Builder()}},
+	}
+	replies, err := rc.Pipeline(ctx, cmds)
+	if err == nil {
+		err = rconn.ReplyError(cmds, replies)
+	}
+	var marks, progress map[string]string
+	var articles, lease int64
+	if err == nil {
+		marks, err = redis.StringMap(replies[0], nil)
+	}
+	if err == nil {
+		articles, err = redis.Int64(replies[1], nil)
+	}
+	if err == nil {
+		progress, err = redis.StringMap(replies[2], nil)
+	}
+	if err == nil {
+		lease, err = redis.Int64(replies[3], nil)
+	}
+	if err != nil {
+		return Building{}, err
+	}
+	got := Building{Background: lease > 0}
+	for _, field := range st.built {
+		if articles > 0 && marks[field] != schema.BuiltYes {
+			got.Unbuilt = append(got.Unbuilt, field)
+		}
+	}
+	if len(progress) > 0 {
+		run := progressCounts(progress)
+		got.Run = &run
+	}
+	if _, _, err := b.state(); err != nil {
+		got.Err = err.Error()
+	}
+	return got, nil
 }

@@ -52,7 +52,7 @@ func (s *Store) recheck(ctx context.Context, err error, l listing) error {
 	if errors.Is(err, errs.ErrNotIndexed) {
 		// Someone must build it: the Store's builder, unless another
 		// Store's holds the lease (WithAutoReindex).
-		s.build.ensure(false, s.buildWork())
+		s.build.ensure(false)
 	}
 	if l.live || !errors.Is(err, errs.ErrNotIndexed) {
 		return err // a live listing not built falls back to the book's

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -159,7 +158,7 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(ReindexPr
 			err = r.comments()
 		}
 		if err == nil {
-			err = r.groups()
+			err = r.walkGroups()
 		}
 		if err == nil {
 			err = r.finish()
@@ -315,25 +314,8 @@ func (r *reindexRun) load() error {
 	return nil
 }
 
-// progressCounts are the counts of a run of Reindex that its progress,
-// the fields of reindex:, hold.
-func progressCounts(fields map[string]string) ReindexProgress {
-	var p ReindexProgress
-	for name, n := range map[string]*int{"articles": &p.Articles, "skipped": &p.Skipped, "comments": &p.Comments,
-		"groups": &p.Groups, "steps": &p.Steps, "duplicates": &p.Duplicates} {
-		*n, _ = strconv.Atoi(fields[name])
-	}
-	for field, holder := range fields {
-		if id, ok := strings.CutPrefix(field, "duplicate:"); ok {
-			p.DuplicateLinks = append(p.DuplicateLinks, DuplicateLink{ID: id, Holder: holder})
-		}
-	}
-	sortDuplicates(p.DuplicateLinks)
-	return p
-}
-
-// step reports the counts after a step.
-func (r *reindexRun) step() {
+// report reports the counts after a step.
+func (r *reindexRun) report() {
 	if r.progress != nil {
 		r.progress(r.counts)
 	}
@@ -368,13 +350,13 @@ func (r *reindexRun) orders() error {
 		if err != nil {
 			return within("trim "+schema.Orders[o].Name, err)
 		}
-		r.step()
+		r.report()
 	}
 	for r.phase == "orders" {
 		if err := r.walk(s.reindexBatch); err != nil {
 			return err
 		}
-		r.step()
+		r.report()
 	}
 	return nil
 }
@@ -437,7 +419,7 @@ func (r *reindexRun) comments() error {
 		if err != nil {
 			return err
 		}
-		r.step()
+		r.report()
 		if next == "" {
 			r.phase = "groups"
 			return nil
@@ -462,7 +444,7 @@ func (st *state) groupBatch() int {
 	return max(25, liveEntriesPerStep/len(st.kept))
 }
 
-// groups finds the namespace's groups with SCAN, on a Redis Cluster on the
+// walkGroups finds the namespace's groups with SCAN, on a Redis Cluster on the
 // node that holds the namespace's slot, and builds from each group's set the
 // records of its articles' groups and, with live groups, the group's live
 // indexes, in steps, from where the run stands. Each SCAN records its cursor
@@ -472,7 +454,7 @@ func (st *state) groupBatch() int {
 // may give it other keys, once its table has grown; a group it moves to a
 // later batch is walked there, again if it was walked here, which adds
 // nothing.
-func (r *reindexRun) groups() error {
+func (r *reindexRun) walkGroups() error {
 	s := r.s
 	pattern := globEscape(s.keys.GroupSet("")) + "*"
 	for {
@@ -506,7 +488,7 @@ func (r *reindexRun) groups() error {
 		if err != nil {
 			return within("scan for groups", err)
 		}
-		r.step()
+		r.report()
 		// The group the last call was walking first, then the others.
 		todo := make([]string, 0, len(found))
 		for _, key := range found {
@@ -554,7 +536,7 @@ func (r *reindexRun) walkGroup(name string) error {
 		if err != nil {
 			return within("group "+name, err)
 		}
-		r.step()
+		r.report()
 		if cursor == "0" {
 			return nil
 		}
@@ -585,31 +567,17 @@ func (s *Store) reindexGroupCall(ns *state, run, name string) (script.Call, erro
 	return g.Call(), nil
 }
 
-// globEscape escapes the characters SCAN's MATCH gives a meaning to.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+// unbuiltLeft reports whether the namespace keeps an index it has not
+// built (the Store's builder builds it: buildWorker).
+func (s *Store) unbuiltLeft(ctx context.Context) (bool, error) {
+	unbuilt, err := s.unbuilt(ctx)
+	return len(unbuilt) > 0, err
 }
 
-// buildWork is what the Store's builder builds (WithAutoReindex): every
-// index the namespace keeps and has not built, by runs of Reindex.
-func (s *Store) buildWork() buildWork {
-	return buildWork{
-		unbuilt: func(ctx context.Context) (bool, error) {
-			unbuilt, err := s.unbuilt(ctx)
-			return len(unbuilt) > 0, err
-		},
-		reindex: func(ctx context.Context, step func()) error {
-			_, err := s.ReindexWithProgress(ctx, func(ReindexProgress) { step() })
-			return err
-		},
-	}
+// reindexSteps runs Reindex for the Store's builder (buildWorker).
+func (s *Store) reindexSteps(ctx context.Context, step func()) error {
+	_, err := s.ReindexWithProgress(ctx, func(ReindexProgress) { step() })
+	return err
 }
 
 // unbuilt are the fields of indexed: (internal/schema/marks.go) of the
@@ -620,53 +588,6 @@ func (s *Store) unbuilt(ctx context.Context) ([]string, error) {
 	if err != nil || len(st.built) == 0 {
 		return nil, err
 	}
-	b, err := s.building(ctx, st)
+	b, err := readBuilding(ctx, &s.rc, s.keys, st, s.build)
 	return b.Unbuilt, err
-}
-
-// building reads how far the build of the namespace's indexes has come,
-// in one round trip.
-func (s *Store) building(ctx context.Context, st *state) (Building, error) {
-	k := s.keys
-	cmds := []rconn.Command{
-		{Name: "HGETALL", Args: []any{k.IndexedHash()}},
-		{Name: "ZCARD", Args: []any{k.TimeIndex()}},
-		{Name: "HGETALL", Args: []any{k.ReindexProgress()}},
-		{Name: "EXISTS", Args: []any{k.Builder()}},
-	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
-	var marks, progress map[string]string
-	var articles, lease int64
-	if err == nil {
-		marks, err = redis.StringMap(replies[0], nil)
-	}
-	if err == nil {
-		articles, err = redis.Int64(replies[1], nil)
-	}
-	if err == nil {
-		progress, err = redis.StringMap(replies[2], nil)
-	}
-	if err == nil {
-		lease, err = redis.Int64(replies[3], nil)
-	}
-	if err != nil {
-		return Building{}, err
-	}
-	b := Building{Background: lease > 0}
-	for _, field := range st.built {
-		if articles > 0 && marks[field] != schema.BuiltYes {
-			b.Unbuilt = append(b.Unbuilt, field)
-		}
-	}
-	if len(progress) > 0 {
-		run := progressCounts(progress)
-		b.Run = &run
-	}
-	if _, _, err := s.build.state(); err != nil {
-		b.Err = err.Error()
-	}
-	return b, nil
 }

@@ -35,7 +35,7 @@ func (s *Store) Settings(ctx context.Context) (Settings, error) {
 		return Settings{}, failed(err, "read settings")
 	}
 	set := st.settings()
-	if set.Building, err = s.building(ctx, st); err != nil {
+	if set.Building, err = readBuilding(ctx, &s.rc, s.keys, st, s.build); err != nil {
 		return Settings{}, failed(err, "read settings")
 	}
 	return set, nil
@@ -92,7 +92,7 @@ func (s *Store) reload(ctx context.Context) (*state, error) {
 			// The Store added indexes to a namespace with articles, or
 			// wrote the settings of one the book's code filled: what it
 			// added is built in the background (WithAutoReindex).
-			defer s.build.ensure(true, s.buildWork())
+			defer s.build.ensure(true)
 		}
 	}
 	return nil, fmt.Errorf("the settings changed %d times as they were read: try again", maxSettingsReads)

@@ -140,8 +140,8 @@ type Building struct {
 // one or more calls, each going on where the last stopped, until one
 // completes it; the counts are the run's, across its calls.
 type ReindexProgress struct {
-	// Articles is the number of articles whose entries have been set in
-	// every kept index.
+	// Articles is the number of articles the run has set in every kept
+	// index.
 	Articles int `json:"articles"`
 	// Skipped is the number of members of the time index and of the groups'
 	// sets passed over: their hash is gone, or its time or counters do not
@@ -149,8 +149,8 @@ type ReindexProgress struct {
 	// of comments whose hash does not parse or whose article or parent
 	// comment is gone.
 	Skipped int `json:"skipped"`
-	// Comments is the number of comments whose entries have been set in
-	// their parent's indexes, their article's thread and their poster's
+	// Comments is the number of comments the run has set in their
+	// parent's indexes, their article's thread and their poster's
 	// comments.
 	Comments int `json:"comments"`
 	// Groups is the number of groups whose members' records of their
@@ -398,4 +398,21 @@ func knownOrder(o Order) error {
 		return errs.Invalidf("unknown order %d", int(o))
 	}
 	return nil
+}
+
+// progressCounts are the counts of a run of Reindex that its progress,
+// the fields of reindex:, hold.
+func progressCounts(fields map[string]string) ReindexProgress {
+	var p ReindexProgress
+	for name, n := range map[string]*int{"articles": &p.Articles, "skipped": &p.Skipped, "comments": &p.Comments,
+		"groups": &p.Groups, "steps": &p.Steps, "duplicates": &p.Duplicates} {
+		*n, _ = strconv.Atoi(fields[name])
+	}
+	for field, holder := range fields {
+		if id, ok := strings.CutPrefix(field, "duplicate:"); ok {
+			p.DuplicateLinks = append(p.DuplicateLinks, DuplicateLink{ID: id, Holder: holder})
+		}
+	}
+	sortDuplicates(p.DuplicateLinks)
+	return p
 }

@@ -48,7 +48,7 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 			err = failed(err, "stop keeping indexes")
 		}
 	}()
-	stop, err := stopped(opts)
+	stop, err := stopOptions(opts)
 	if err != nil {
 		return err
 	}
@@ -87,9 +87,9 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 	return s.removeStopped(ctx, now, stop)
 }
 
-// stopped are the indexes opts name, as a Settings of what to stop: the
+// stopOptions are the indexes opts name, as a Settings of what to stop: the
 // orders, and true or a time for each kind.
-func stopped(opts []Option) (Settings, error) {
+func stopOptions(opts []Option) (Settings, error) {
 	cfg := defaultConfig()
 	for i, opt := range opts {
 		if opt == nil {
@@ -135,10 +135,6 @@ func without(have, stop Settings) Settings {
 	want.UniqueLinks = have.UniqueLinks && !stop.UniqueLinks
 	return want
 }
-
-// defaultStopBatch is how many keys, groups or articles one step of
-// StopKeeping takes.
-const defaultStopBatch = 200
 
 // removeStopped removes the keys of the indexes of stop that the namespace
 // no longer keeps (now): the site's indexes of the orders and their

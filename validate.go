@@ -244,3 +244,15 @@ func toAny(strs []string) []any {
 	}
 	return args
 }
+
+// globEscape escapes the characters SCAN's MATCH gives a meaning to.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

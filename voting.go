@@ -120,7 +120,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	if cfg.autoReindex {
 		var err error
-		if s.build, err = newBuilder(&s.rc, s.keys.Builder()); err != nil {
+		if s.build, err = newBuilder(&s.rc, s.keys.Builder(), s); err != nil {
 			return nil, failed(err, "new store")
 		}
 	}
@@ -206,3 +206,7 @@ const defaultHistoryBatch = 200
 // step sets one entry per kept index for each, under 2 ms of Redis's time
 // as a rule with every order kept at 10^6 articles (BENCHMARKS.md).
 const defaultReindexBatch = 100
+
+// defaultStopBatch is how many keys, groups or articles one step of
+// StopKeeping takes.
+const defaultStopBatch = 200
