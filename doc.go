@@ -8,8 +8,8 @@
 //
 // A [Store] is one namespace of articles in Redis, opened with [New] on a
 // redigo pool. Guides with examples are in the repository's docs/ folder:
-// orders.md, paging.md, groups.md, people.md, operations.md, cluster.md,
-// testing.md and upgrading.md (from the API before v1).
+// orders.md, paging.md, groups.md, people.md, comments.md, operations.md,
+// cluster.md, testing.md and upgrading.md (from the API before v1).
 //
 // # The model
 //

@@ -23,9 +23,10 @@ import (
 // still at 2026-11-22 12:00 UTC until advance moves it, for the guides'
 // examples: any number of Stores of one namespace over it share the clock.
 type docSite struct {
-	pool *redis.Pool
-	now  time.Time
-	stop func()
+	pool   *redis.Pool
+	now    time.Time
+	stores []*voting.Store
+	stop   func()
 }
 
 func newDocSite() *docSite {
@@ -34,19 +35,27 @@ func newDocSite() *docSite {
 		log.Fatal(err)
 	}
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }}
-	return &docSite{
-		pool: pool,
-		now:  time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC),
-		stop: func() { pool.Close(); mr.Close() },
+	d := &docSite{pool: pool, now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	d.stop = func() {
+		// The Stores first: a Store that added an index builds it in the
+		// background, and that build must not dial a Redis already closed.
+		for _, s := range d.stores {
+			s.Close()
+		}
+		pool.Close()
+		mr.Close()
 	}
+	return d
 }
 
-// store opens a Store of the site's namespace with opts, on its clock.
+// store opens a Store of the site's namespace with opts, on its clock;
+// stop closes it.
 func (d *docSite) store(opts ...voting.Option) *voting.Store {
 	store, err := voting.New(d.pool, append([]voting.Option{voting.WithClock(func() time.Time { return d.now })}, opts...)...)
 	if err != nil {
 		log.Fatal(err)
 	}
+	d.stores = append(d.stores, store)
 	return store
 }
 

@@ -3,8 +3,9 @@ package voting_test
 // The Go code of the README and of the guides in docs/ is copied from
 // Example functions, which go test compiles and runs: the README's quick
 // start from Example_quickStart, every other block from an example of
-// example_test.go or docs_example_test.go. These tests keep the copies
-// true, and the operations guide's ACL line equal to the tested one.
+// example_test.go, docs_example_test.go or comments_example_test.go. These
+// tests keep the copies true, and the operations guide's ACL line equal to
+// the tested one.
 
 import (
 	"fmt"
@@ -137,7 +138,7 @@ func TestReadmeQuickStartIsCompiled(t *testing.T) {
 }
 
 // exampleFiles hold the Example functions that the docs' Go code copies.
-var exampleFiles = []string{"example_test.go", "docs_example_test.go"}
+var exampleFiles = []string{"example_test.go", "docs_example_test.go", "comments_example_test.go"}
 
 // An exampleFunc is an Example function's lines, unindented.
 type exampleFunc struct {
@@ -226,8 +227,8 @@ func docFiles(t *testing.T) []string {
 
 // TestDocsGoBlocksAreCompiled: every ```go block of README.md and of
 // docs/*.md stands, line for line (leading and trailing blanks aside), in
-// one Example function of example_test.go or docs_example_test.go, which go
-// test compiles and runs, output included.
+// one Example function of exampleFiles, which go test compiles and runs,
+// output included.
 func TestDocsGoBlocksAreCompiled(t *testing.T) {
 	funcs := exampleFuncs(t)
 	total := 0
