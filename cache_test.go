@@ -333,3 +333,83 @@ func TestClientCacheClosedUnused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A read leaves the cache as it is: a page after a cursor, a window's
+// page with nothing to trim and a page of comments after a cursor each
+// run a script that only reads, and the front page read next costs no
+// round trip. A window's page that trims aged-out articles has written,
+// and empties it.
+func TestClientCacheOutlivesReads(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, voting.WithOrders(voting.TopDay))
+	trips := roundtrip.New(e.redis())
+	ids := postMany(e, 6)
+	for i := range 4 {
+		e.comment(fmt.Sprintf("c%d", i), ids[0], "", "a comment")
+	}
+	s, _, live := cacheStore(e, trips, 16, time.Hour)
+	if !live {
+		t.Skip("no client-side cache on this server")
+	}
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1, Size: 4}}
+	window := voting.Query{Order: voting.TopDay, Paging: voting.Paging{Page: 1}}
+	list := func(q voting.Query) ([]voting.Article, string) {
+		t.Helper()
+		page, next, err := s.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page, next
+	}
+	list(window) // the window's first read marks how far it is trimmed
+	list(front)
+	_, cursor := list(voting.Query{Order: voting.ByScore, Paging: voting.Paging{Size: 2}})
+	_, commentCursor, err := s.Comments(ctx, ids[0], voting.CommentQuery{Order: voting.CommentsByOld, Paging: voting.Paging{Size: 2}})
+	if err != nil || commentCursor == "" {
+		t.Fatalf("Comments: next %q, %v", commentCursor, err)
+	}
+	frontCosts := func(what string, want int64) {
+		t.Helper()
+		trips.Reset()
+		list(front)
+		if got := trips.Trips(); got != want {
+			t.Errorf("the front page after %s took %d round trips, want %d", what, got, want)
+		}
+	}
+	frontCosts("the reads before", 0)
+	for _, read := range []struct {
+		what string
+		read func() error
+	}{
+		{"a page after a cursor", func() error {
+			_, _, err := s.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{After: cursor, Size: 2}})
+			return err
+		}},
+		{"a window's page with nothing to trim", func() error { _, _, err := s.List(ctx, window); return err }},
+		{"a page of comments after a cursor", func() error {
+			_, _, err := s.Comments(ctx, ids[0], voting.CommentQuery{Order: voting.CommentsByOld, Paging: voting.Paging{After: commentCursor, Size: 2}})
+			return err
+		}},
+		{"a window's page after a cursor", func() error {
+			_, next := list(voting.Query{Order: voting.TopDay, Paging: voting.Paging{Size: 2}})
+			_, _, err := s.List(ctx, voting.Query{Order: voting.TopDay, Paging: voting.Paging{After: next, Size: 2}})
+			return err
+		}},
+	} {
+		trips.Reset()
+		if err := read.read(); err != nil {
+			t.Fatalf("%s: %v", read.what, err)
+		}
+		if trips.Trips() == 0 {
+			t.Fatalf("%s made no round trip", read.what)
+		}
+		frontCosts(read.what, 0)
+	}
+	// A day later the oldest articles have left the window: its page
+	// takes them out of its index, a write, which empties the cache.
+	e.advance(24*time.Hour - 3*time.Minute)
+	if page, _ := list(window); len(page) != 3 {
+		t.Fatalf("the window a day later holds %d articles, want 3", len(page))
+	}
+	frontCosts("a window's page that trimmed", 2)
+}

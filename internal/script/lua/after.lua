@@ -7,6 +7,11 @@
 --
 -- KEYS: index
 -- ARGV: score member size:num
+-- WRITES: never
+--
+-- A probe placeAfter puts in the index, when the point's member has gone
+-- or moved, it takes out at once: the index is left as it was found
+-- (Redis still tells tracking clients of the key).
 
 local start, bad = placeAfter(index, score, member)
 if bad then

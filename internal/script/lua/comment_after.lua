@@ -7,6 +7,7 @@
 --
 -- KEYS: index
 -- ARGV: score member size:num
+-- WRITES: never
 
 local start
 local rank, bad = try('ZRANK', index, member)
