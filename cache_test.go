@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/articlevote/voting"
 	"github.com/articlevote/voting/internal/roundtrip"
 	"github.com/articlevote/voting/internal/tracking"
+	"github.com/gomodule/redigo/redis"
 )
 
 // cacheStore is a Store on e's namespace with a client-side cache of n
@@ -412,4 +414,200 @@ func TestClientCacheOutlivesReads(t *testing.T) {
 		t.Fatalf("the window a day later holds %d articles, want 3", len(page))
 	}
 	frontCosts("a window's page that trimmed", 2)
+}
+
+// aclCacheCommands are what the client-side cache needs of an ACL user
+// beyond aclCommands: docs/operations.md grants exactly these in its
+// second line (TestDocsCacheACLIsTheTestedOne).
+const aclCacheCommands = "+client|id +client|tracking +subscribe +unsubscribe +ping &__redis__:invalidate"
+
+// aclCacheStore is a Store with a client-side cache on a server of its
+// own, as an ACL user granted aclCommands, and with cache aclCacheCommands
+// too, whose round trips are counted; it waits until its cache is live or
+// refused.
+func aclCacheStore(t *testing.T, cache bool) (*voting.Store, *roundtrip.Pool) {
+	t.Helper()
+	srv := startServer(t)
+	lines := [][]string{append([]string{"SETUSER", "voting", "on", ">pw", "~news:*", "resetchannels", "-@all"}, strings.Fields(aclCommands)...)}
+	if cache {
+		lines = append(lines, append([]string{"SETUSER", "voting"}, strings.Fields(aclCacheCommands)...))
+	}
+	for _, line := range lines {
+		args := make([]any, len(line))
+		for i, w := range line {
+			args[i] = w
+		}
+		if _, err := srv.admin("ACL", args...); err != nil {
+			t.Fatalf("ACL %v: %v", line, err)
+		}
+	}
+	pool := srv.pool(redis.DialUsername("voting"), redis.DialPassword("pw"))
+	t.Cleanup(func() { pool.Close() })
+	trips := roundtrip.New(pool)
+	s, err := voting.New(trips, voting.WithPrefix("news:"), voting.WithClientCache(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	voting.ClientCache(s).SetTimes(time.Hour, 50*time.Millisecond)
+	if _, err := s.PostArticle(ctx, "alice", "first", "https://example.com/"); err != nil {
+		t.Fatalf("as the ACL user: %v", err)
+	}
+	if _, _, err := s.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}); err != nil { // starts the cache
+		t.Fatal(err)
+	}
+	if !waitFor(func() bool { st := s.CacheStats(); return st.Live || errors.Is(st.Err, tracking.ErrUnsupported) }) {
+		t.Fatalf("the cache neither subscribed nor was refused within 5 s: %+v", s.CacheStats())
+	}
+	return s, trips
+}
+
+// Under the least-privilege ACL user of docs/operations.md the cache
+// says it cannot work, naming Redis's NOPERM; with the guide's second
+// line it caches: a front page read again costs no round trip.
+func TestClientCacheUnderAnACLUser(t *testing.T) {
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1}}
+	t.Run("the least privilege", func(t *testing.T) {
+		s, _ := aclCacheStore(t, false)
+		st := s.CacheStats()
+		var rerr redis.Error
+		if st.Live || !errors.As(st.Err, &rerr) || !strings.HasPrefix(string(rerr), "NOPERM") {
+			t.Fatalf("CacheStats = %+v; want not live, for Redis's NOPERM", st)
+		}
+		t.Logf("CacheStats().Err: %v", st.Err)
+		if _, _, err := s.List(ctx, front); err != nil {
+			t.Fatalf("a read with the cache refused: %v", err)
+		}
+	})
+	t.Run("with the cache's line", func(t *testing.T) {
+		s, trips := aclCacheStore(t, true)
+		if st := s.CacheStats(); !st.Live || st.Err != nil {
+			t.Fatalf("CacheStats = %+v; want live", st)
+		}
+		var costs []int64
+		for range 2 {
+			trips.Reset()
+			if page, _, err := s.List(ctx, front); err != nil || len(page) != 1 {
+				t.Fatalf("the front page: %v, %v", page, err)
+			}
+			costs = append(costs, trips.Trips())
+		}
+		if costs[0] == 0 || costs[1] != 0 {
+			t.Fatalf("the front page read twice cost %v round trips; want some, then none", costs)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.CacheStats(); st.Live || !errors.Is(st.Err, tracking.ErrClosed) {
+			t.Fatalf("CacheStats after Close = %+v; want closed", st)
+		}
+	})
+}
+
+// TestDocsCacheACLIsTheTestedOne: the operations guide's second ACL line,
+// for the cache, grants exactly what TestClientCacheUnderAnACLUser grants.
+func TestDocsCacheACLIsTheTestedOne(t *testing.T) {
+	guide, err := os.ReadFile(aclGuide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "ACL SETUSER voting "
+	for _, line := range strings.Split(string(guide), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), start)
+		if ok && strings.Contains(rest, "client|") {
+			if got, want := strings.Fields(rest), strings.Fields(aclCacheCommands); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s's ACL line for the cache grants\n%s\nthe test grants\n%s", aclGuide, strings.Join(got, " "), strings.Join(want, " "))
+			}
+			return
+		}
+	}
+	t.Errorf("%s has no ACL line for the cache (%q and client|)", aclGuide, start)
+}
+
+// CacheStats counts each hit, miss and invalidation of a scripted
+// sequence exactly, and says why a cache keeps nothing: none asked for,
+// a server without client-side caching, Close.
+func TestCacheStatsCount(t *testing.T) {
+	e := newEnv(t)
+	ids := postMany(e, 3)
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.store.CacheStats(); st.Live || st.Err == nil || !strings.Contains(st.Err.Error(), "WithClientCache") {
+		t.Errorf("CacheStats of a Store without a cache = %+v; want Err naming WithClientCache", st)
+	}
+	s, _, live := cacheStore(e, e.pool, 16, time.Hour)
+	if !live {
+		st := s.CacheStats()
+		if st.Live || !errors.Is(st.Err, tracking.ErrUnsupported) {
+			t.Fatalf("CacheStats on a server without client-side caching = %+v; want Err ErrUnsupported", st)
+		}
+		t.Logf("CacheStats().Err: %v", st.Err)
+		if _, _, err := s.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.CacheStats(); st.Hits != 0 || st.Misses != 1 {
+			t.Fatalf("after a read with no cache live: %+v; want a miss", st)
+		}
+		return
+	}
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1}}
+	read := func(q voting.Query) {
+		t.Helper()
+		if _, _, err := s.List(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() {
+		t.Helper()
+		if _, err := s.Count(ctx, front); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := voting.CacheStats{Live: true}
+	check := func(step string) {
+		t.Helper()
+		// Redis's word of a write comes a moment after it.
+		if !waitFor(func() bool { return s.CacheStats() == want }) {
+			t.Fatalf("after %s: %+v, want %+v", step, s.CacheStats(), want)
+		}
+	}
+	check("subscribing")
+	read(front)
+	want.Misses++
+	read(front)
+	want.Hits++
+	count()
+	want.Misses++
+	count()
+	want.Hits++
+	check("two reads of the front page and of its count")
+	if err := s.Vote(ctx, "own", ids[0], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	want.Invalidations += 2 // when it returns, and Redis's word of it
+	check("the Store's own vote")
+	read(front)
+	want.Misses++
+	if err := e.store.Vote(ctx, "other", ids[1], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	want.Invalidations++ // Redis's word of it
+	check("another Store's vote")
+	read(front)
+	read(front)
+	want.Misses++
+	want.Hits++
+	_, cursor, err := s.List(ctx, voting.Query{Order: voting.ByScore, Paging: voting.Paging{Size: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(voting.Query{Order: voting.ByScore, Paging: voting.Paging{Size: 1, After: cursor}}) // no page of a cursor is kept
+	check("reads of pages by cursor")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.CacheStats(); st.Live || !errors.Is(st.Err, tracking.ErrClosed) || st.Hits != want.Hits {
+		t.Fatalf("CacheStats after Close = %+v; want its counts, not live, closed", st)
+	}
 }
