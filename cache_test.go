@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -609,5 +610,319 @@ func TestCacheStatsCount(t *testing.T) {
 	}
 	if st := s.CacheStats(); st.Live || !errors.Is(st.Err, tracking.ErrClosed) || st.Hits != want.Hits {
 		t.Fatalf("CacheStats after Close = %+v; want its counts, not live, closed", st)
+	}
+}
+
+// Votes on shared connections empty the cache as others do: 24
+// goroutines each vote on an article of their own and read the front page
+// at once, more than 8 votes in flight so that they share connections, and
+// every read shows the vote its goroutine was told had landed.
+func TestClientCacheShowsEverySharedVote(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if e.isCluster() {
+		t.Skip("no shared connections on a cluster")
+	}
+	const writers, votes = 24, 30
+	ids := postMany(e, writers+1) // the last for the votes that are not the test's
+	// Redis's word of each write comes 20 ms late: a read that shows a
+	// vote of its own goroutine shows it by the vote's own emptying. And 8
+	// votes on connections of their own are held before they are sent, so
+	// that every vote of the test is shared.
+	own := &gate{}
+	s, _, live := cacheStore(e, latePool(e, 20*time.Millisecond, own), 64, time.Second)
+	if !live {
+		t.Skip("no client-side cache on this server")
+	}
+	ps := voting.SharedConns(s)
+	overlap(e, s, ps, ids[writers])
+	own.close()
+	defer own.release()
+	var held sync.WaitGroup
+	for g := range 8 {
+		held.Add(1)
+		go func() {
+			defer held.Done()
+			if err := s.Vote(ctx, fmt.Sprintf("held%d", g), ids[writers], voting.Up); err != nil {
+				t.Errorf("a held vote: %v", err)
+			}
+		}()
+	}
+	if !waitFor(func() bool { return own.held.Load() == 8 }) {
+		t.Fatalf("%d votes held on connections of their own, want 8", own.held.Load())
+	}
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1, Size: writers + 1}}
+	ups := make([]int64, writers)
+	for i, id := range ids[:writers] {
+		a, err := e.store.Article(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups[i] = a.Upvotes
+	}
+	shared := ps.Shared()
+	var stale atomic.Int64
+	var example atomic.Value
+	// Readers keep the page in the cache.
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, _, err := s.List(ctx, front); err != nil {
+					t.Errorf("List: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	together(writers, func(g int) {
+		for i := range votes {
+			if err := s.Vote(ctx, fmt.Sprintf("sv%d-%d", g, i), ids[g], voting.Up); err != nil {
+				t.Errorf("Vote: %v", err)
+				return
+			}
+			page, _, err := s.List(ctx, front)
+			if err != nil {
+				t.Errorf("List: %v", err)
+				return
+			}
+			for _, a := range page {
+				if a.ID == ids[g] && a.Upvotes < ups[g]+int64(i+1) {
+					stale.Add(1)
+					example.Store(fmt.Sprintf("article %s showed %d up-votes after vote %d was acknowledged; want %d", a.ID, a.Upvotes, i+1, ups[g]+int64(i+1)))
+				}
+			}
+		}
+	})
+	close(stop)
+	readers.Wait()
+	own.release()
+	held.Wait()
+	if n := ps.Shared() - shared; n != writers*votes {
+		t.Errorf("%d votes of %d went on shared connections, want all", n, writers*votes)
+	}
+	if n := stale.Load(); n > 0 {
+		t.Errorf("%d of %d reads missed their goroutine's acknowledged vote, for example: %v", n, writers*votes, example.Load())
+	}
+}
+
+// A cache whose subscription has died keeps nothing until it subscribes
+// again, however long that takes: killed, with a minute to wait before it
+// subscribes again, it serves no page it kept, nor one it read since, and
+// another Store's vote shows.
+func TestClientCacheKeepsNothingOnceItsSubscriptionDies(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	ids := postMany(e, 3)
+	s, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithClientCache(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	c := voting.ClientCache(s)
+	c.SetTimes(time.Hour, time.Minute)
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1}}
+	read := func() []voting.Article {
+		t.Helper()
+		page, _, err := s.List(ctx, front)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page
+	}
+	read()
+	if !waitFor(func() bool { return c.Live() || c.Unsupported() != nil }) || !c.Live() {
+		t.Skip("no client-side cache on this server")
+	}
+	read()
+	if c.Len() != 1 {
+		t.Fatalf("the cache keeps %d pages, want 1", c.Len())
+	}
+	id := c.ID()
+	e.do("CLIENT", "KILL", "ID", id)
+	if !waitFor(func() bool { return c.ID() != id }) {
+		t.Fatal("the cache did not notice within 5 s that its connection was killed")
+	}
+	read() // not kept
+	if err := e.store.Vote(ctx, "other", ids[0], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range read() {
+		if a.ID == ids[0] && a.Upvotes != 2 {
+			t.Fatalf("a page read after another Store's vote shows %d up-votes on %s, want 2", a.Upvotes, a.ID)
+		}
+	}
+	if st := s.CacheStats(); st.Live || st.Err == nil {
+		t.Errorf("CacheStats of a cache whose subscription died = %+v; want not live, with why", st)
+	}
+}
+
+// latePool is a pool of e's server on which the client-side cache hears
+// Redis's word of each write late, closed when the test ends.
+// The scripts sent in round trips of their own pass the gate do.
+func latePool(e *env, late time.Duration, do *gate) *redis.Pool {
+	dial := dialOf(e.redis())
+	p := &redis.Pool{MaxIdle: 64, DialContext: func(ctx context.Context) (redis.Conn, error) {
+		c, err := dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c = gatedConn{Conn: c, send: &gate{}, do: do}
+		return &lateConn{Conn: c, late: late, replies: make(chan lateReply, 4096), closed: make(chan struct{})}, nil
+	}}
+	e.t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// A lateConn, once it has sent SUBSCRIBE, gives each reply it receives a
+// fixed time after it came, as a slow network would; before, it is its
+// connection.
+type lateConn struct {
+	redis.Conn
+	late      time.Duration
+	subscribe sync.Once
+	pumping   atomic.Bool
+	replies   chan lateReply
+	closed    chan struct{}
+	close     sync.Once
+}
+
+type lateReply struct {
+	reply any
+	err   error
+	at    time.Time
+}
+
+func (c *lateConn) Send(cmd string, args ...any) error {
+	if cmd == "SUBSCRIBE" {
+		c.subscribe.Do(func() {
+			c.pumping.Store(true)
+			go c.pump()
+		})
+	}
+	return c.Conn.Send(cmd, args...)
+}
+
+// pump receives every reply as it comes, for ReceiveWithTimeout to give
+// late.
+func (c *lateConn) pump() {
+	for {
+		reply, err := c.Conn.Receive()
+		select {
+		case c.replies <- lateReply{reply, err, time.Now()}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *lateConn) Close() error {
+	c.close.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+func (c *lateConn) ReceiveWithTimeout(d time.Duration) (any, error) {
+	if !c.pumping.Load() {
+		return redis.ReceiveWithTimeout(c.Conn, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-c.replies:
+		time.Sleep(time.Until(r.at.Add(c.late)))
+		return r.reply, r.err
+	case <-t.C:
+		return nil, os.ErrDeadlineExceeded
+	}
+}
+
+func (c *lateConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any, error) {
+	if !c.pumping.Load() {
+		return redis.DoWithTimeout(c.Conn, d, cmd, args...)
+	}
+	if err := c.Conn.Send(cmd, args...); err != nil {
+		return nil, err
+	}
+	if err := c.Conn.Flush(); err != nil {
+		return nil, err
+	}
+	return c.ReceiveWithTimeout(d)
+}
+
+func (c *lateConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	return redis.DoContext(c.Conn, ctx, cmd, args...)
+}
+
+func (c *lateConn) ReceiveContext(ctx context.Context) (any, error) {
+	return redis.ReceiveContext(c.Conn, ctx)
+}
+
+// A page read while a write lands is not kept, however late its reply is
+// handed back: a read whose articles have come, held there until another
+// call's vote has returned, gives the page as it was, and the next read
+// shows the vote.
+func TestClientCacheKeepsNoPageReadAcrossAWrite(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	ids := postMany(e, 3)
+	replies := &gate{}
+	dial := dialOf(e.redis())
+	pool := &redis.Pool{MaxIdle: 16, DialContext: func(ctx context.Context) (redis.Conn, error) {
+		c, err := dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return gatedConn{Conn: c, replies: replies}, nil
+	}}
+	t.Cleanup(func() { pool.Close() })
+	s, _, live := cacheStore(e, pool, 16, time.Hour)
+	if !live {
+		t.Skip("no client-side cache on this server")
+	}
+	front := voting.Query{Order: voting.ByScore, Paging: voting.Paging{Page: 1}}
+	upvotes := func(page []voting.Article) int64 {
+		for _, a := range page {
+			if a.ID == ids[0] {
+				return a.Upvotes
+			}
+		}
+		t.Fatalf("article %s is not on the front page", ids[0])
+		return 0
+	}
+	replies.close()
+	defer replies.release()
+	got := make(chan []voting.Article, 1)
+	go func() {
+		page, _, err := s.List(ctx, front)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- page
+	}()
+	if !waitFor(func() bool { return replies.held.Load() == 1 }) {
+		t.Fatal("the page's articles were not read within 5 s")
+	}
+	if err := s.Vote(ctx, "late", ids[0], voting.Up); err != nil {
+		t.Fatal(err)
+	}
+	replies.release()
+	before := upvotes(<-got)
+	page, _, err := s.List(ctx, front)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := upvotes(page); n != before+1 {
+		t.Fatalf("the front page read after the vote shows %d up-votes on %s, want %d: the page read as the vote landed was kept", n, ids[0], before+1)
 	}
 }

@@ -45,6 +45,9 @@ func (g *gate) release() {
 }
 
 func (g *gate) pass() {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
 	shut, open := g.shut, g.open
 	g.mu.Unlock()
@@ -59,10 +62,12 @@ func (g *gate) pass() {
 // A gatedConn is a connection whose EVALSHA passes a gate first: sent
 // with Send, as a shared connection's writer sends it, the gate send; in a
 // round trip of its own (Do and its timeout and context reads), as a call
-// on a connection of its own sends it, the gate do.
+// on a connection of its own sends it, the gate do. The replies of a
+// pipeline, read by a round trip of no command, pass the gate replies once
+// read. A nil gate is always open.
 type gatedConn struct {
 	redis.Conn
-	send, do *gate
+	send, do, replies *gate
 }
 
 func (c gatedConn) Send(cmd string, args ...any) error {
@@ -83,7 +88,11 @@ func (c gatedConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any,
 	if cmd == "EVALSHA" {
 		c.do.pass()
 	}
-	return redis.DoWithTimeout(c.Conn, d, cmd, args...)
+	reply, err := redis.DoWithTimeout(c.Conn, d, cmd, args...)
+	if cmd == "" {
+		c.replies.pass()
+	}
+	return reply, err
 }
 
 func (c gatedConn) ReceiveWithTimeout(d time.Duration) (any, error) {
@@ -119,7 +128,7 @@ func gatedPool(e *env, send, do *gate) *redis.Pool {
 		if err != nil {
 			return nil, err
 		}
-		return gatedConn{c, send, do}, nil
+		return gatedConn{Conn: c, send: send, do: do}, nil
 	}}
 	e.t.Cleanup(func() { p.Close() })
 	return p
