@@ -19,7 +19,10 @@ package rconn
 // Redis stops reading and the writer's flush blocks on a full socket. The
 // reader breaks the connection if Redis leaves a command unanswered for
 // the limit, which ends a blocked write too, and fails every call that
-// waits on it, as a connection of a call's own does.
+// waits on it, as a connection of a call's own does. A call whose wait
+// ends before the writer has taken it is never written (pipe says how the
+// two agree), so that a caller told its vote was not sent can vote again
+// without the first landing after the second.
 
 import (
 	"context"

@@ -13,7 +13,9 @@ package rconn
 // one per command. redigo offers no safe
 // way to break a pooled connection from another goroutine, so one watcher
 // per operation (context.AfterFunc) cannot do it. On any connection the
-// context is checked before each round trip.
+// context is checked before each round trip: a round trip whose context
+// has ended, or whose deadline has passed, sends nothing and fails with an
+// error wrapping errs.ErrNotSent, as does a failure to take a connection.
 
 import (
 	"context"

@@ -405,11 +405,18 @@ func message(reply any) (kind string, err error) {
 }
 
 // refusal is err, marked unsupported if it is the server's refusal of a
-// command rather than a failure of the connection.
+// command (an unknown command, an ACL's NOPERM) rather than a failure of
+// the connection, or a state the server leaves (loading its data, busy
+// with a script), after which the cache subscribes again.
 func refusal(err error) error {
 	var rerr redis.Error
-	if errors.As(err, &rerr) {
-		return fmt.Errorf("%w: %w", ErrUnsupported, err)
+	if !errors.As(err, &rerr) {
+		return err
 	}
-	return err
+	for _, passing := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN"} {
+		if strings.HasPrefix(string(rerr), passing) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrUnsupported, err)
 }
