@@ -434,10 +434,14 @@ func (p *pipe) read() {
 			reply, err = p.conn.Receive()
 		}
 		var rerr redis.Error
-		if errors.As(err, &rerr) {
+		switch {
+		case errors.As(err, &rerr):
 			c.reply, c.err, err = nil, rerr, nil // Redis's answer, not a failure
-		} else {
-			c.reply, c.err = reply, err
+		case err != nil:
+			err = p.cause(err)
+			c.err = err
+		default:
+			c.reply = reply
 		}
 		close(c.done)
 	}
@@ -452,6 +456,18 @@ func (p *pipe) read() {
 			return
 		}
 	}
+}
+
+// cause is why a read failed with err: the pipe's failure, if a caller
+// or the writer failed it first (closing the connection under the read),
+// else err.
+func (p *pipe) cause(err error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil && p.err != errClosed {
+		return p.err
+	}
+	return err
 }
 
 // next is the next call queued, waited for; nil once the pipe is closed
