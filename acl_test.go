@@ -24,7 +24,7 @@ const aclCommands = "+evalsha +eval +get +set +hmget +zscore +zmscore +zrevrange
 	"+zrange +zrank"
 
 // noRedis are the Store's methods that send nothing to Redis.
-var noRedis = []string{"Close", "PageSize", "Timeout"}
+var noRedis = []string{"CacheStats", "Close", "PageSize", "Timeout"}
 
 // aclCall is one call of the API, by the name of the method it calls.
 type aclCall struct {

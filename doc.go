@@ -283,6 +283,18 @@
 // one (see [Pool]), bounds the wait for a connection. A connection whose
 // replies were not all read is never given back to the pool as healthy.
 //
+// A write the Store knows it never sent fails with an error wrapping
+// ErrNotSent beside its cause: its context ended, or its deadline passed,
+// before its round trip began; no connection came from the pool within the
+// timeout, or the dial of one failed; or, on a connection auto-pipelining
+// shares (WithAutoPipelining), its context ended or its wait ran out the
+// timeout while its command waited behind others' and before the
+// connection's writer took it, which the writer then skips. Such a write
+// never lands, so the user's next vote cannot be overtaken by it. Any
+// other failure of a write may have landed, and does not wrap ErrNotSent:
+// its context ending, the timeout or a broken connection once a byte of
+// its command may have been written, or while its reply was awaited.
+//
 // # Concurrency
 //
 // A Store holds only its configuration, the namespace's settings as it

@@ -44,6 +44,37 @@ var (
 	// edit whose link another article has already; the error names that
 	// article's id. Nothing is written when it is returned.
 	ErrDuplicate = errs.ErrDuplicate
+	// ErrNotSent is wrapped by the error of a call whose write the Store
+	// knows it never sent to Redis, beside the error that stopped it
+	// (context.Canceled, context.DeadlineExceeded, os.ErrDeadlineExceeded,
+	// a dial's), so that errors.Is finds both. Such a write never lands:
+	// a caller may retry it, or tell its user it failed, and no later
+	// write can be overtaken by it. That is so when:
+	//
+	//   - the call's context had ended, or its deadline passed, before its
+	//     round trip began: before a connection was taken, or before a
+	//     byte was written on it;
+	//   - no connection came from the pool in time (WithTimeout), or the
+	//     dial of one failed;
+	//   - on a connection shared by auto-pipelining (WithAutoPipelining),
+	//     the call's context ended, or its wait ran out the timeout, while
+	//     its command waited behind others, before the connection's writer
+	//     took it: the writer then skips it.
+	//
+	// Every other failure of a write may have landed, and its error does
+	// not wrap ErrNotSent: a deadline, a timeout or a broken connection
+	// once a byte of the command may have been written, or while the
+	// reply was awaited; a command a shared connection has written,
+	// whatever became of its caller. Such a write may show later, or may
+	// have shown already; reading the state (UserVotes, Article) tells.
+	//
+	// ErrNotSent speaks for the round trip that failed. A method of one
+	// write (PostArticle, Vote, VoteComment, EditArticle and the others
+	// that are one atomic script) then wrote nothing. A method that writes
+	// in steps (Reindex, Rescore, StopKeeping, DeleteArticle as it clears
+	// voters' histories and comments) may have written its earlier steps;
+	// calling it again goes on from where it stopped.
+	ErrNotSent = errs.ErrNotSent
 )
 
 // An opError is the error of one public method: "voting: vote on article

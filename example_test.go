@@ -655,7 +655,7 @@ func Example_httpHandler() {
 	// GET /articles?size=1: 200 {"articles":[{"id":"2","title":"Two","link":"https://example.com/","poster":"alice","posted":"2026-11-22T12:00:00Z","points":2,"upvotes":2,"downvotes":0,"rankingScore":1795349664,"comments":0}],"count":2,"next":"MQpzY29yZQoKMTc5NTM0OTY2NAoy"}
 	// GET /articles?order=sideways: 400 voting: invalid input: unknown order "sideways": want one of score, time, votes, controversy, top-day, top-week, top-month, top-year, hot, best
 	// GET /articles?page=2&after=abc: 400 voting: list articles by score: invalid input: page 2 and a cursor: give one or the other
-	// GET /articles?page=1: 499 voting: list articles by score: context canceled
+	// GET /articles?page=1: 499 voting: list articles by score: context canceled (not sent to Redis)
 }
 
 // Paging by cursor, as Reddit's API pages with after=: each page gives the

@@ -134,7 +134,7 @@ func (s *Store) readPage(ctx context.Context, l listing, start, stop int64, with
 // is ErrNotIndexed, not a page that leaves articles out.
 func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 	if l.spec.Window == 0 && l.built == "" {
-		reply, err := c.Do(read.Name, read.Args...)
+		reply, err := c.DoCommand(read)
 		return reply, errs.WrongType(err, l.index, read.Name)
 	}
 	for {
@@ -146,7 +146,7 @@ func (s *Store) read(c rconn.Link, l listing, read rconn.Command) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			first = rconn.Command{Name: "EVALSHA", Args: s.trimCall(l, cut).Eval().Args}
+			first = s.trimCall(l, cut).Eval().Command()
 		} else {
 			first = rconn.Command{Name: "HMGET", Args: []any{s.keys.IndexedHash(), l.built, schema.CountField}}
 		}
@@ -232,24 +232,22 @@ func (s *Store) cached(l listing) bool {
 // viaCache is the reply of read, from the client-side cache under key if it is
 // there, else read from Redis and kept under key unless anything changed
 // as it was read. What the cache holds is the cache's: the caller gets a
-// copy. With no key, or no cache live, read alone is called.
+// copy. With no key read alone is called; with no cache live, its reply
+// is not kept.
 func viaCache[T any](ctx context.Context, s *Store, key string, copy func(T) T, read func() (T, error)) (T, error) {
 	if key == "" {
 		return read()
 	}
 	if err := ctx.Err(); err != nil {
 		var zero T
-		return zero, err
+		return zero, errs.NotSent(err)
 	}
 	gen, live := s.cache.Begin()
-	if !live {
-		return read()
-	}
-	if v, ok := s.cache.Get(key); ok {
+	if v, ok := s.cache.Get(key); ok { // a hit, or a miss counted
 		return copy(v.(T)), nil
 	}
 	v, err := read()
-	if err == nil {
+	if err == nil && live {
 		s.cache.Put(key, copy(v), gen)
 	}
 	return v, err

@@ -283,16 +283,20 @@ func WithTimeout(d time.Duration) Option {
 //
 // The site's and live groups' numbered pages of orders without a window
 // (every order but TopDay to TopYear) and their counts (Count) are kept;
-// pages by cursor and other lists are always read from Redis. The cache
-// pays off where pages are read far more often than anything is written:
-// every vote empties it. Its cost is one connection held, taken from a
-// *redis.Pool's Dial (from any other pool's Get), a goroutine, and on
-// Redis a message to the Store for each write to the namespace. Call
-// Close to end them.
+// pages by cursor and other lists are always read from Redis. A read
+// leaves the cache as it is, a window's page that takes aged-out articles
+// out of its index aside. The cache pays off where pages are read far more
+// often than anything is written: every vote empties it. Its cost is one
+// connection held, taken from a *redis.Pool's Dial (from any other pool's
+// Get), a goroutine, and on Redis a message to the Store for each write to
+// the namespace. Call Close to end them.
 //
-// A server without CLIENT TRACKING (Redis before 6, miniredis) and a Redis
-// Cluster client leave the cache empty, and the Store works without it.
-// pages 0, the default, keeps no cache; it must be 0 to MaxClientCache.
+// A server without CLIENT TRACKING (Redis before 6, miniredis), an ACL
+// user not granted CLIENT ID, CLIENT TRACKING, SUBSCRIBE to the channel
+// __redis__:invalidate, UNSUBSCRIBE and PING (docs/operations.md gives the
+// line), and a Redis Cluster client leave the cache empty, and the Store
+// works without it; CacheStats says so, and why. pages 0, the default,
+// keeps no cache; it must be 0 to MaxClientCache.
 func WithClientCache(pages int) Option {
 	return func(c *config) { c.cache = pages }
 }
@@ -311,7 +315,22 @@ func WithClientCache(pages int) Option {
 // atomic script; it waits for its reply no longer than its context and the
 // round-trip limit (WithTimeout) allow; and a connection that Redis leaves
 // unanswered for the limit is dropped, failing every call waiting on it,
-// as a connection of a call's own is. The shared connections are dialled
+// as a connection of a call's own is.
+//
+// A shared connection's writer takes the calls handed to it in turn, and
+// checks each call's context right before it writes it. A call whose
+// context ends, or whose wait runs out the limit, before the writer has
+// taken it is never written, however late the writer gets to it: its
+// error wraps ErrNotSent, so a caller knows that a later call of the same
+// user cannot be overtaken by it. A call the writer has taken may have
+// landed, whatever its caller is told: its context ending, the limit, or
+// the connection failing while its command is written or its reply
+// awaited give an error without ErrNotSent; such a call is never sent
+// again. A call that a shared connection refuses before taking it (the
+// connection has failed or is closing, or has the most calls in flight)
+// is sent on a connection of its own, with that connection's guarantees.
+//
+// The shared connections are dialled
 // through a *redis.Pool's Dial or DialContext (through any other pool's
 // Get, where they stay taken until Close) when votes first overlap. On a
 // Redis Cluster client, whose connections must be bound to a call's keys,

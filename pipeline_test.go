@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -252,7 +253,10 @@ func TestAutoPipeliningBoundsVotesToAFrozenServer(t *testing.T) {
 	overlap(e, s, ps, ids[0])
 
 	thaw := srv.freeze()
-	jobs := voteCalls(s, ids, 48, func(i int) string { return fmt.Sprintf("f%d", i) }, nil)
+	// A vote queued behind one whose reply the shared connection's reader
+	// waited the timeout for fails with the connection, before its own
+	// deadline when it joined late: under load, late by the timeout.
+	jobs := voteCalls(s, ids, 48, func(i int) string { return fmt.Sprintf("f%d", i) }, brokenByTheTimeout)
 	shared := ps.Shared()
 	runBounded(t, jobs, 16)
 	if ps.Shared() == shared {
@@ -430,6 +434,10 @@ var smallWrites = redis.DialNetDial(func(network, addr string) (net.Conn, error)
 	return c, nil
 })
 
+// brokenByTheTimeout accepts a vote failed by a shared connection that
+// Redis left unanswered for the timeout.
+func brokenByTheTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
 // landedOrBroken accepts a vote that landed before Redis stopped reading,
 // or that waited behind one the shared connection's limit ran out on.
 func landedOrBroken(err error) bool { return err == nil || errors.Is(err, os.ErrDeadlineExceeded) }
@@ -461,4 +469,250 @@ func TestAutoPipeliningBoundsVotesToAServerThatStopsReading(t *testing.T) {
 		t.Fatalf("a vote once Redis reads again: %v", err)
 	}
 	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// Every caller gets its own call's reply: many goroutines vote at once on
+// shared connections, half on an article and half on one that does not
+// exist, and each vote gets its own outcome, nil or ErrNotFound.
+func TestAutoPipeliningAnswersEachCallerItsOwn(t *testing.T) {
+	ctx := context.Background()
+	e, ids, s, ps := sharedEnv(t, 1)
+	missing := "999999"
+	shared := ps.Shared()
+	before, err := e.store.Article(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	together(32, func(g int) {
+		for i := range 40 {
+			id, want := ids[0], error(nil)
+			if (g+i)%2 == 1 {
+				id, want = missing, voting.ErrNotFound
+			}
+			if err := s.Vote(ctx, fmt.Sprintf("own%d-%d", g, i), id, voting.Up); !errors.Is(err, want) || (want == nil) != (err == nil) {
+				t.Errorf("a vote on %s: %v; want %v", id, err, want)
+				return
+			}
+		}
+	})
+	if ps.Shared() == shared {
+		t.Error("no vote went on a shared connection")
+	}
+	if a, err := e.store.Article(ctx, ids[0]); err != nil || a.Upvotes != before.Upvotes+32*20 {
+		t.Errorf("Article = %+v, %v; want %d up-votes", a, err, before.Upvotes+32*20)
+	}
+}
+
+// evalshaCalls is how many EVALSHA the server has run.
+func evalshaCalls(t *testing.T, srv *server) int64 {
+	t.Helper()
+	text, err := redis.String(srv.admin("INFO", "commandstats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(text, "\r\n") {
+		if stats, ok := strings.CutPrefix(line, "cmdstat_evalsha:"); ok {
+			var calls int64
+			if _, err := fmt.Sscanf(stats, "calls=%d,", &calls); err != nil {
+				t.Fatalf("cmdstat_evalsha %q: %v", stats, err)
+			}
+			return calls
+		}
+	}
+	return 0
+}
+
+// Shared connections that break while a frozen server has read none of
+// the calls they sent fail those calls, and do not send them again on a
+// connection of their own, where each would wait out the timeout once more
+// and run twice: once the server runs again, it has run each of 32 votes
+// in flight at most once.
+func TestAutoPipeliningSendsNoCallTwice(t *testing.T) {
+	srv := startServer(t)
+	const limit = 300 * time.Millisecond
+	e := newEnvPool(t, srv.pool(), "")
+	ids := postMany(e, 3)
+	s, ps := pipelined(e, voting.WithTimeout(limit))
+	overlap(e, s, ps, ids[0])
+	before := evalshaCalls(t, srv)
+
+	thaw := srv.freeze()
+	defer thaw()
+	shared := ps.Shared()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		together(32, func(g int) {
+			err := s.Vote(context.Background(), fmt.Sprintf("twice%d", g), ids[g%3], voting.Up)
+			if err == nil || errors.Is(err, voting.ErrNotSent) {
+				t.Errorf("a vote to a frozen server: %v; want an error, the vote sent", err)
+			}
+		})
+	}()
+	if !waitFor(func() bool { return ps.InFlight() == 32 }) {
+		t.Fatalf("%d votes in flight, want 32", ps.InFlight())
+	}
+	ps.Break()
+	<-done
+	if ps.Shared() == shared {
+		t.Error("no vote went on a shared connection")
+	}
+	thaw()
+	// The server runs what it had read before the connections closed,
+	// calls sent again among it: at most the 32 votes (one the writer had
+	// taken when the connection broke may not have been written).
+	ran := evalshaCalls(t, srv)
+	for settled := time.Now(); time.Since(settled) < 300*time.Millisecond; time.Sleep(10 * time.Millisecond) {
+		if n := evalshaCalls(t, srv); n != ran {
+			ran, settled = n, time.Now()
+		}
+	}
+	if ran-before > 32 {
+		t.Errorf("the server ran %d scripts for 32 votes, want at most 32: sent calls were sent again", ran-before)
+	}
+	e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+}
+
+// Shared connections whose reads have no bound of their own (a pool of
+// connections with no read timeout, wrapped so that they offer no timed
+// read, as a tracing wrapper may), to a frozen server: a vote with no
+// deadline that waits on one returns by the Store's timeout, its own
+// wait's timer failing the connection. Votes on connections of their own,
+// which nothing can bound there, return once the server runs again.
+func TestAutoPipeliningTimesVotesWithoutADeadline(t *testing.T) {
+	srv := startServer(t)
+	const limit = 300 * time.Millisecond
+	pool := &redis.Pool{MaxIdle: 64, Dial: func() (redis.Conn, error) {
+		c, err := redis.Dial("tcp", srv.addr) // no read timeout
+		if err != nil {
+			return nil, err
+		}
+		return plainConn{c}, nil
+	}}
+	e := newEnvPool(t, pool, "")
+	ids := postMany(e, 3)
+	s, ps := pipelined(e, voting.WithTimeout(limit))
+	overlap(e, s, ps, ids[0])
+
+	thaw := srv.freeze()
+	defer thaw()
+	var alone sync.WaitGroup
+	for g := range 8 { // the votes in flight that take connections of their own
+		alone.Add(1)
+		go func() {
+			defer alone.Done()
+			if err := s.Vote(context.Background(), fmt.Sprintf("alone%d", g), ids[0], voting.Up); err != nil {
+				t.Errorf("a vote on a connection of its own, once the server ran again: %v", err)
+			}
+		}()
+	}
+	if !waitFor(func() bool { return ps.InFlight() == 8 }) {
+		t.Fatalf("%d votes in flight, want the 8 on connections of their own", ps.InFlight())
+	}
+	returned := make(chan error, 24)
+	for g := range 24 {
+		go func() { returned <- s.Vote(context.Background(), fmt.Sprintf("shared%d", g), ids[1], voting.Up) }()
+	}
+	// Generous: the timeout is 300 ms; a vote not back in 5 s has no bound.
+	bound := time.After(5 * time.Second)
+	for range 24 {
+		select {
+		case err := <-returned:
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("a shared vote with no deadline to a frozen server: %v, want os.ErrDeadlineExceeded", err)
+			}
+		case <-bound:
+			t.Fatalf("shared votes with no deadline had not returned 5 s after the %v timeout", limit)
+		}
+	}
+	thaw()
+	alone.Wait()
+}
+
+// A queue's last place is taken, and no more: more than twice a queue's
+// calls to a frozen server, some on shared connections and the rest,
+// refused by full queues, on connections of their own, all return by the
+// timeout, and so does Close, since the writer never blocks on a full
+// queue.
+func TestAutoPipeliningFillsItsQueues(t *testing.T) {
+	srv := startServer(t)
+	const limit = 300 * time.Millisecond
+	e := newEnvPool(t, srv.pool(), "")
+	ids := postMany(e, 3)
+	// Closed by the test itself: a Close that hangs must fail it, not hang
+	// its clean-up.
+	s := e.with(voting.WithTimeout(limit))
+	ps := voting.SharedConns(s)
+	const queue = 8
+	ps.SetQueueLen(queue) // no shared connection is dialled yet
+	overlap(e, s, ps, ids[0])
+
+	thaw := srv.freeze()
+	defer thaw()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		together(8+2*2*queue+8, func(g int) { // alone, two full queues, more
+			err := s.Vote(context.Background(), fmt.Sprintf("full%d", g), ids[g%3], voting.Up)
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("a vote to a frozen server: %v, want os.ErrDeadlineExceeded", err)
+			}
+		})
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("votes and Close had not returned 10 s after the %v timeout", limit)
+	}
+}
+
+// Close leaves none of the Store's connections open: not those of its
+// shared connections, those broken before included, nor its cache's.
+func TestCloseLeavesNoConnectionOpen(t *testing.T) {
+	srv := startServer(t)
+	e := newEnvPool(t, srv.pool(), "")
+	ids := postMany(e, 2)
+	const name = "voting-close-test"
+	pool := srv.pool(redis.DialClientName(name))
+	defer pool.Close()
+	s, err := voting.New(pool, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now), voting.WithClientCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := voting.SharedConns(s)
+	overlap(e, s, ps, ids[0])
+	ps.Break()
+	overlap(e, s, ps, ids[1])
+	if _, _, err := s.List(ctx, voting.Query{Paging: voting.Paging{Page: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(func() bool { return s.CacheStats().Live }) {
+		t.Fatalf("the cache is not live: %v", s.CacheStats().Err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pool.Close() // the connections the calls gave back
+	open := func() []string {
+		list, err := redis.String(srv.admin("CLIENT", "LIST"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var named []string
+		for _, line := range strings.Split(list, "\n") {
+			if strings.Contains(line, " name="+name+" ") {
+				named = append(named, line)
+			}
+		}
+		return named
+	}
+	if !waitFor(func() bool { return len(open()) == 0 }) {
+		t.Fatalf("after Close, the Store's connections still open:\n%s", strings.Join(open(), "\n"))
+	}
+	// The Store is kept: a connection it left open is not closed by the
+	// garbage collector's finalizer of the socket.
+	runtime.KeepAlive(s)
 }

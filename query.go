@@ -535,7 +535,7 @@ func (s *Store) readAfter(c rconn.Link, l listing, prefix string, w window) ([]a
 	} else {
 		after := script.After{Index: l.index, Score: w.at.value, Member: prefix + w.at.member, Size: w.size + 1}
 		cl = after.Call()
-		read = rconn.Command{Name: "EVALSHA", Args: cl.Eval().Args}
+		read = cl.Eval().Command()
 	}
 	reply, err := s.read(c, l, read)
 	if rconn.NoScript(err) {

@@ -5,6 +5,7 @@ package voting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -183,6 +184,47 @@ func (s *Store) Close() error {
 		return s.cache.Close()
 	}
 	return nil
+}
+
+// CacheStats are the counts of a Store's client-side cache
+// (WithClientCache) since New, whether it keeps pages now, and if not, why.
+type CacheStats struct {
+	// Hits are the reads of pages and counts that the cache served with
+	// no round trip; Misses the reads of those it keeps that went to
+	// Redis, every one of them while it keeps nothing.
+	Hits, Misses uint64
+	// Invalidations are the times the cache was emptied by word of a
+	// write: once for each of the Store's calls that may have written,
+	// when it returns, and once for each of Redis's invalidation
+	// messages, which tell of the Store's own writes as well as other
+	// clients'.
+	Invalidations uint64
+	// Live reports whether the cache keeps pages now: its subscription to
+	// Redis's invalidations is live.
+	Live bool
+	// Err is why the cache keeps no pages, nil while it does (Live): that
+	// the Store has no cache (no WithClientCache); that its subscription
+	// starts on the first read, or is being made; the failure of its
+	// connection, while it waits to subscribe again; Redis's refusal, for
+	// good: an ACL user's NOPERM (docs/operations.md says what the cache
+	// needs), the unknown command of a server without client-side
+	// caching; a Redis Cluster client; or Close. Redis's own error is
+	// wrapped, for errors.As with a redis.Error.
+	Err error
+}
+
+// errNoCache is CacheStats' Err for a Store without a cache.
+var errNoCache = errors.New("voting: client-side cache off: the Store was not given WithClientCache")
+
+// CacheStats returns the counts and state of the Store's client-side cache
+// (WithClientCache), with no round trip. A service can export the counts
+// and log Err, so that a cache that cannot work is seen.
+func (s *Store) CacheStats() CacheStats {
+	if s.cache == nil {
+		return CacheStats{Err: errNoCache}
+	}
+	st := s.cache.Stats()
+	return CacheStats{Hits: st.Hits, Misses: st.Misses, Invalidations: st.Invalidations, Live: st.Live, Err: st.Err}
 }
 
 // Timeout returns the longest a call waits for Redis to answer a round trip

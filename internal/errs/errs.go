@@ -20,6 +20,7 @@ var (
 	ErrCorrupt      = errors.New("voting: corrupt data")
 	ErrNotIndexed   = errors.New("voting: index not built")
 	ErrDuplicate    = errors.New("voting: duplicate link")
+	ErrNotSent      = errors.New("voting: not sent to Redis")
 )
 
 // Prefix starts the text of every error of the package, once.
@@ -77,3 +78,24 @@ func (e *namedError) Unwrap() error { return e.kind }
 // NotFound is ErrNotFound for a thing other than an article: "voting:
 // comment not found".
 func NotFound(what string) error { return &namedError{ErrNotFound, Prefix + what + " not found"} }
+
+// A notSentError is a failure of a round trip that wrote nothing to Redis:
+// errors.Is finds both ErrNotSent and the failure (a context's error,
+// os.ErrDeadlineExceeded, a dial's).
+type notSentError struct{ err error }
+
+// Error is the failure's text, then that it was not sent: "voting:
+// context deadline exceeded (not sent to Redis)".
+func (e *notSentError) Error() string {
+	return Prefix + strings.TrimPrefix(e.err.Error(), Prefix) + " (" + strings.TrimPrefix(ErrNotSent.Error(), Prefix) + ")"
+}
+func (e *notSentError) Unwrap() []error { return []error{ErrNotSent, e.err} }
+
+// NotSent marks err, if not nil, as the failure of a round trip that wrote
+// nothing to Redis (ErrNotSent).
+func NotSent(err error) error {
+	if err == nil || errors.Is(err, ErrNotSent) {
+		return err
+	}
+	return &notSentError{err}
+}

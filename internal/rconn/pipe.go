@@ -19,7 +19,10 @@ package rconn
 // Redis stops reading and the writer's flush blocks on a full socket. The
 // reader breaks the connection if Redis leaves a command unanswered for
 // the limit, which ends a blocked write too, and fails every call that
-// waits on it, as a connection of a call's own does.
+// waits on it, as a connection of a call's own does. A call whose wait
+// ends before the writer has taken it is never written (pipe says how the
+// two agree), so that a caller told its vote was not sent can vote again
+// without the first landing after the second.
 
 import (
 	"context"
@@ -30,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/articlevote/voting/internal/errs"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -40,6 +44,8 @@ type Dialer func(ctx context.Context) (redis.Conn, error)
 type Pipes struct {
 	dial  Dialer
 	limit time.Duration
+	// queueLen bounds the calls one shared connection has in flight.
+	queueLen int
 
 	inflight atomic.Int64
 	next     atomic.Uint32
@@ -58,8 +64,12 @@ type Pipes struct {
 // first needed, whose calls wait for Redis at most limit (0 for no
 // bound).
 func NewPipes(dial Dialer, n int, limit time.Duration) *Pipes {
-	return &Pipes{dial: dial, limit: limit, pipes: make([]*pipe, n), dialing: make([]bool, n)}
+	return &Pipes{dial: dial, limit: limit, queueLen: queueLen, pipes: make([]*pipe, n), dialing: make([]bool, n)}
 }
+
+// SetQueueLen sets how many calls one shared connection has in flight at
+// most, for tests that fill a queue; before the first call.
+func (ps *Pipes) SetQueueLen(n int) { ps.queueLen = n }
 
 // pick is a live shared connection, or nil if there is none now; in that
 // case it starts dialling one.
@@ -106,7 +116,7 @@ func (ps *Pipes) open(i int) {
 		conn.Close()
 		return
 	}
-	ps.pipes[i] = newPipe(conn, ps.limit)
+	ps.pipes[i] = newPipe(conn, ps.limit, ps.queueLen)
 }
 
 // Close ends every shared connection once its calls have their replies.
@@ -138,6 +148,24 @@ func (ps *Pipes) Live() int {
 // Shared is the number of calls sent on a shared connection so far.
 func (ps *Pipes) Shared() int64 { return ps.shared.Load() }
 
+// InFlight is the number of calls of RunShared in flight now.
+func (ps *Pipes) InFlight() int64 { return ps.inflight.Load() }
+
+// Idle reports whether no call is on its way on a shared connection: none
+// handed to a writer and not yet sent or refused, none sent and waiting for
+// its reply.
+func (ps *Pipes) Idle() bool {
+	ps.mu.Lock()
+	pipes := append([]*pipe(nil), ps.pipes...)
+	ps.mu.Unlock()
+	for _, p := range pipes {
+		if p != nil && !p.idle() {
+			return false
+		}
+	}
+	return true
+}
+
 // Break closes every shared connection under its calls, as a network
 // failure would: for tests.
 func (ps *Pipes) Break() {
@@ -159,13 +187,21 @@ func (ps *Pipes) Break() {
 // ninth, 1.38x at 64 goroutines: BENCHMARKS.md).
 const shareAbove = 8
 
-// queueLen bounds the calls one shared connection has in flight; a call
-// that finds it full takes a connection of its own.
+// queueLen bounds the calls one shared connection has in flight (Pipes
+// may be given another for tests); a call that finds it full takes a
+// connection of its own.
 const queueLen = 4096
 
 // A pipe is one shared connection. Callers hand their commands to its
 // writer and wait for their replies; no caller does I/O, so that none
 // waits past its context for a write Redis does not take.
+//
+// A caller and the writer agree on whether a call is sent through the
+// call's state, which each moves once from pending: the writer to sent,
+// right before it writes the call's bytes, unless the call's context has
+// ended; the caller to abandoned, when its wait ends first. A call
+// abandoned is never written, and its caller knows it (errs.ErrNotSent);
+// a call sent may have landed, whatever its caller is told.
 type pipe struct {
 	conn  redis.Conn
 	limit time.Duration
@@ -191,7 +227,7 @@ type pipe struct {
 	wdone chan struct{} // closed when the writer ends
 }
 
-func newPipe(conn redis.Conn, limit time.Duration) *pipe {
+func newPipe(conn redis.Conn, limit time.Duration, queueLen int) *pipe {
 	p := &pipe{
 		conn: conn, limit: limit,
 		kick: make(chan struct{}, 1), queue: make(chan *call, queueLen),
@@ -202,33 +238,48 @@ func newPipe(conn redis.Conn, limit time.Duration) *pipe {
 	return p
 }
 
-// A call is one command sent on a pipe, waiting for its reply.
+// A call is one command handed to a pipe, waiting for its reply.
 type call struct {
+	ctx   context.Context
 	args  []any
+	state atomic.Int32
 	reply any
 	err   error
 	done  chan struct{}
+}
+
+// A call's states.
+const (
+	pending   int32 = iota // handed to the writer, not written
+	sent                   // taken by the writer to write: it may land
+	abandoned              // never to be written
+)
+
+// abandon gives c up unless the writer has taken it; it reports whether
+// c is never to be written.
+func (c *call) abandon() bool {
+	return c.state.CompareAndSwap(pending, abandoned) || c.state.Load() == abandoned
 }
 
 func (p *pipe) dead() bool { return p.failed.Load() }
 
 func (p *pipe) timed() bool { return p.limit > 0 && !p.untimed.Load() }
 
-// errNotSent is a shared connection's refusal of a command it did not
+// errRefused is a shared connection's refusal of a command it did not
 // send: the call may take a connection of its own.
-var errNotSent = errors.New("the shared connection has failed")
+var errRefused = errors.New("the shared connection took no more calls")
 
 // errClosed ends a pipe's reader on Close.
 var errClosed = errors.New("the shared connection was closed")
 
 // send hands an EVALSHA of args to the writer and returns the call to
-// wait on, or errNotSent if the pipe takes no more calls.
-func (p *pipe) send(args []any) (*call, error) {
-	c := &call{args: args, done: make(chan struct{})}
+// wait on, or errRefused if the pipe takes no more calls.
+func (p *pipe) send(ctx context.Context, args []any) (*call, error) {
+	c := &call{ctx: ctx, args: args, done: make(chan struct{})}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
-		return nil, errNotSent
+		return nil, errRefused
 	}
 	p.pending = append(p.pending, c)
 	if !p.writing {
@@ -246,11 +297,10 @@ func (p *pipe) wake() {
 }
 
 // write sends what callers hand it, all that has gathered at once, with
-// one flush, until the pipe fails or closes. A call it finds no room for
-// in queue, or that comes after the pipe failed, ends with errNotSent.
+// one flush, until the pipe fails or closes.
 func (p *pipe) write() {
 	defer close(p.wdone)
-	var batch, sent []*call
+	var batch []*call
 	for range p.kick {
 		for {
 			p.mu.Lock()
@@ -264,34 +314,54 @@ func (p *pipe) write() {
 				}
 				break
 			}
-			sent = sent[:0]
-			for _, c := range batch {
-				if p.err == nil && len(p.queue) < cap(p.queue) {
-					p.queue <- c
-					sent = append(sent, c)
-				} else {
-					c.err = errNotSent
-					close(c.done)
-				}
-			}
 			p.mu.Unlock()
-			var err error
-			for _, c := range sent {
-				if err = p.conn.Send("EVALSHA", c.args...); err != nil {
-					break
+			wrote := false
+			for _, c := range batch {
+				if !p.take(c) {
+					continue
 				}
+				if err := p.conn.Send("EVALSHA", c.args...); err != nil {
+					// The reader's next read fails, and fails every
+					// call queued; the calls after c are refused.
+					p.fail(err)
+					continue
+				}
+				wrote = true
 			}
-			if err == nil && len(sent) > 0 {
-				err = p.conn.Flush()
-			}
-			if err != nil {
-				// The reader's next read fails, and fails every call queued.
-				p.fail(err)
+			if wrote {
+				if err := p.conn.Flush(); err != nil {
+					p.fail(err)
+				}
 			}
 			clear(batch)
-			clear(sent)
 		}
 	}
+}
+
+// take decides, right before the writer writes c, whether it does: not if
+// c's caller has given it up or c's context has ended (c is then
+// abandoned, and its caller told so by its context), nor once the pipe
+// takes no more calls or its queue is full (c then ends with errRefused).
+// A call taken is sent, and joins queue.
+func (p *pipe) take(c *call) bool {
+	if ended(c.ctx) != nil {
+		c.state.CompareAndSwap(pending, abandoned)
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil || len(p.queue) >= cap(p.queue) {
+		if c.state.CompareAndSwap(pending, abandoned) {
+			c.err = errRefused
+			close(c.done)
+		}
+		return false
+	}
+	if !c.state.CompareAndSwap(pending, sent) {
+		return false
+	}
+	p.queue <- c
+	return true
 }
 
 // fail marks the pipe failed with err and closes its connection, which
@@ -308,7 +378,9 @@ func (p *pipe) fail(err error) {
 	p.wake()
 }
 
-// wait is c's reply, waited for as long as ctx and the limit allow.
+// wait is c's reply, waited for as long as ctx and the limit allow. A wait
+// that ends before the writer has taken c abandons it: its error wraps
+// errs.ErrNotSent.
 func (p *pipe) wait(ctx context.Context, c *call) (any, error) {
 	var expired <-chan time.Time
 	if p.limit > 0 {
@@ -322,11 +394,18 @@ func (p *pipe) wait(ctx context.Context, c *call) (any, error) {
 	case <-c.done:
 		return c.reply, c.err
 	case <-ctx.Done():
-		return nil, contextError(ctx, ctx.Err())
+		err := contextError(ctx, ctx.Err())
+		if c.abandon() {
+			return nil, errs.NotSent(err)
+		}
+		return nil, err
 	case <-expired:
 		err := fmt.Errorf("no reply from Redis within %v (WithTimeout): %w", p.limit, os.ErrDeadlineExceeded)
 		if !p.timed() {
 			p.fail(err) // the reader cannot bound its read: this call does
+		}
+		if c.abandon() {
+			return nil, errs.NotSent(err)
 		}
 		return nil, err
 	}
@@ -355,10 +434,14 @@ func (p *pipe) read() {
 			reply, err = p.conn.Receive()
 		}
 		var rerr redis.Error
-		if errors.As(err, &rerr) {
+		switch {
+		case errors.As(err, &rerr):
 			c.reply, c.err, err = nil, rerr, nil // Redis's answer, not a failure
-		} else {
-			c.reply, c.err = reply, err
+		case err != nil:
+			err = p.cause(err)
+			c.err = err
+		default:
+			c.reply = reply
 		}
 		close(c.done)
 	}
@@ -373,6 +456,18 @@ func (p *pipe) read() {
 			return
 		}
 	}
+}
+
+// cause is why a read failed with err: the pipe's failure, if a caller
+// or the writer failed it first (closing the connection under the read),
+// else err.
+func (p *pipe) cause(err error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil && p.err != errClosed {
+		return p.err
+	}
+	return err
 }
 
 // next is the next call queued, waited for; nil once the pipe is closed
@@ -393,7 +488,7 @@ func (p *pipe) next() *call {
 }
 
 // close stops the pipe once the calls sent have their replies; calls
-// handed to the writer but not sent end with errNotSent. If the replies
+// handed to the writer but not sent end with errRefused. If the replies
 // do not come within the limit, it closes the connection under them.
 func (p *pipe) close() {
 	p.mu.Lock()
@@ -414,11 +509,22 @@ func (p *pipe) close() {
 	<-p.wdone
 }
 
+// idle reports whether no call is on its way: none handed to the writer
+// and not yet taken or refused, none sent and waiting for its reply.
+func (p *pipe) idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.writing && len(p.pending) == 0 && len(p.queue) == 0
+}
+
 // RunShared runs the script make gives, made once the command's place is
 // had. With Pipes, when more than shareAbove calls of RunShared are in
-// flight, its own included, it sends it on a shared connection; otherwise, or when no shared connection is
-// live, on a connection of its own as Run does. A script Redis does not
-// have yet is sent again with its source, on a connection of its own.
+// flight, its own included, it sends it on a shared connection; otherwise,
+// or when no shared connection is live, on a connection of its own as Run
+// does. A call a shared connection refuses before it sends it, and a
+// script Redis does not have yet, are sent again on a connection of its
+// own; a call sent and not answered never is. A call that ends before its
+// command is written fails with an error wrapping errs.ErrNotSent.
 func (s *Client) RunShared(ctx context.Context, make func() (Eval, error)) (reply any, err error) {
 	ps := s.Pipes
 	if ps == nil {
@@ -433,27 +539,30 @@ func (s *Client) RunShared(ctx context.Context, make func() (Eval, error)) (repl
 	if p == nil {
 		return s.runAlone(ctx, make)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if err := ended(ctx); err != nil {
+		return nil, errs.NotSent(err)
 	}
 	e, err := make()
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.send(e.Args)
+	c, err := p.send(ctx, e.Args)
 	if err != nil {
-		return s.runMade(ctx, e)
+		return s.Run(ctx, e)
 	}
 	reply, err = p.wait(ctx, c)
 	switch {
-	case errors.Is(err, errNotSent):
-		return s.runMade(ctx, e)
-	case s.Wrote != nil:
-		defer s.Wrote()
+	case errors.Is(err, errRefused):
+		return s.Run(ctx, e)
+	case errors.Is(err, errs.ErrNotSent):
+		return nil, err
 	}
 	ps.shared.Add(1)
+	if s.Wrote != nil && (e.Writes == nil || e.Writes(reply, err)) {
+		s.Wrote()
+	}
 	if NoScript(err) {
-		return s.runMade(ctx, e)
+		return s.Run(ctx, e)
 	}
 	return reply, err
 }
@@ -470,9 +579,4 @@ func (s *Client) runAlone(ctx context.Context, make func() (Eval, error)) (reply
 		return err
 	})
 	return reply, err
-}
-
-// runMade runs e on a connection of its own.
-func (s *Client) runMade(ctx context.Context, e Eval) (any, error) {
-	return s.Run(ctx, e)
 }

@@ -13,14 +13,15 @@ package rconn
 // one per command. redigo offers no safe
 // way to break a pooled connection from another goroutine, so one watcher
 // per operation (context.AfterFunc) cannot do it. On any connection the
-// context is checked before each round trip.
+// context is checked before each round trip: a round trip whose context
+// has ended, or whose deadline has passed, sends nothing and fails with an
+// error wrapping errs.ErrNotSent, as does a failure to take a connection.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -57,9 +58,11 @@ type Client struct {
 	// (pipe.go).
 	Pipes *Pipes
 	// Wrote, if not nil, is called after each round trip that sent a
-	// command that may write (a script, or any command not known to only
-	// read), whether or not it succeeded: the client-side cache empties
-	// itself there, so that a write is seen by the next read.
+	// command that may have written, whether or not it succeeded: any
+	// command not known to only read, and a script whose Eval does not
+	// say from its reply that it wrote nothing (Eval.Writes). The
+	// client-side cache empties itself there, so that a write is seen by
+	// the next read, and a read leaves it as it is.
 	Wrote func()
 }
 
@@ -82,7 +85,8 @@ func IsCluster(c redis.Conn) bool {
 }
 
 // conn takes a connection from the pool and, on a cluster, binds it to the
-// namespace's slot. The caller releases it.
+// namespace's slot. The caller releases it. Its every failure but Unbound
+// wraps errs.ErrNotSent: nothing has been sent.
 //
 // The wait for a connection is part of the call: with a pool that has
 // GetContext, the Client's round-trip limit (WithTimeout) bounds it, as it
@@ -93,8 +97,8 @@ func IsCluster(c redis.Conn) bool {
 // dial (a TLS handshake may take longer than a round trip), and only a
 // call that finds the pool's connections all taken pays for the timer.
 func (s *Client) conn(ctx context.Context) (redis.Conn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if err := ended(ctx); err != nil {
+		return nil, errs.NotSent(err)
 	}
 	var c redis.Conn
 	if p, ok := s.Pool.(contextPool); ok {
@@ -111,16 +115,16 @@ func (s *Client) conn(ctx context.Context) (redis.Conn, error) {
 		var err error
 		if c, err = p.GetContext(wait); err != nil {
 			if limited && ctx.Err() == nil && wait.Err() != nil {
-				return nil, fmt.Errorf("no connection from the pool within %v (WithTimeout): %w", s.Timeout, os.ErrDeadlineExceeded)
+				return nil, errs.NotSent(fmt.Errorf("no connection from the pool within %v (WithTimeout): %w", s.Timeout, os.ErrDeadlineExceeded))
 			}
-			return nil, contextError(ctx, err) // a dial cut short by the deadline
+			return nil, errs.NotSent(contextError(ctx, err)) // a dial cut short by the deadline
 		}
 	} else {
 		c = s.Pool.Get()
 	}
 	if err := c.Err(); err != nil {
 		Release(c)
-		return nil, contextError(ctx, err)
+		return nil, errs.NotSent(contextError(ctx, err))
 	}
 	if b, ok := c.(binder); ok {
 		if s.Unbound != nil {
@@ -129,7 +133,7 @@ func (s *Client) conn(ctx context.Context) (redis.Conn, error) {
 		}
 		if err := b.Bind(s.Bind); err != nil {
 			Release(c)
-			return nil, err
+			return nil, errs.NotSent(err)
 		}
 	}
 	return c, nil
@@ -231,26 +235,39 @@ var readOnly = map[string]bool{
 	"ZSCAN": true, "ZSCORE": true, "PING": true,
 }
 
-// written calls the Client's Wrote if cmd may write.
-func (c Link) written(cmd string) {
-	if c.wrote != nil && !readOnly[cmd] {
-		c.wrote()
+// wrote reports whether cmd, answered reply or failed with err, may have
+// written.
+func (cmd Command) wrote(reply any, err error) bool {
+	if cmd.Writes != nil {
+		return cmd.Writes(reply, err)
 	}
+	return !readOnly[cmd.Name]
 }
 
 // Context is the operation's context.
 func (c Link) Context() context.Context { return c.ctx }
 
 // Do runs one command in one round trip, honouring the context and the
-// limit as far as the connection allows.
+// limit as far as the connection allows. A context that has ended, or
+// whose deadline has passed, fails it before anything is sent, with an
+// error wrapping errs.ErrNotSent.
 func (c Link) Do(cmd string, args ...any) (reply any, err error) {
-	if err := c.ctx.Err(); err != nil {
-		return nil, err
+	return c.do(Command{Name: cmd, Args: args})
+}
+
+// DoCommand runs cmd as Do runs a command, with what cmd says of its
+// writes.
+func (c Link) DoCommand(cmd Command) (reply any, err error) { return c.do(cmd) }
+
+func (c Link) do(cmd Command) (reply any, err error) {
+	if err := ended(c.ctx); err != nil {
+		return nil, errs.NotSent(err)
 	}
-	if c.wrote != nil {
-		defer c.written(cmd)
+	reply, err = c.roundTrip(cmd.Name, cmd.Args...)
+	if c.wrote != nil && cmd.wrote(reply, err) {
+		c.wrote()
 	}
-	return c.roundTrip(cmd, args...)
+	return reply, err
 }
 
 // roundTrip sends cmd (with any commands sent before it) and reads its
@@ -339,6 +356,19 @@ func (c Link) failure(err error, limited bool) error {
 	return err
 }
 
+// ended is ctx's error once it has ended, or context.DeadlineExceeded once
+// its deadline has passed though its timer has not fired yet; nil while a
+// round trip may start.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // timeLeft is the time to ctx's deadline, if it has one. It is at least a
 // nanosecond, since a zero timeout means none.
 func timeLeft(ctx context.Context) (time.Duration, bool) {
@@ -370,20 +400,39 @@ func contextError(ctx context.Context, err error) error {
 type Command struct {
 	Name string
 	Args []any
+	// Writes, if not nil, tells whether the command may have written, as
+	// Eval.Writes does; nil for a command that may write unless its name
+	// is of one that only reads.
+	Writes func(reply any, err error) bool
 }
 
 // Pipeline sends cmds in one round trip and returns their replies in order.
 // A Redis error reply to one command is returned in its place in replies, not
 // as err; err is for the connection, the context, and Redis Cluster's
-// redirections.
+// redirections. A context that has ended fails it before anything is sent,
+// as it does Do.
 func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
-	if err := c.ctx.Err(); err != nil {
-		return nil, err
+	if err := ended(c.ctx); err != nil {
+		return nil, errs.NotSent(err)
 	}
-	// A Send that fails may follow commands a full buffer already wrote:
-	// the hook is armed before the first.
-	if c.wrote != nil && slices.ContainsFunc(cmds, func(cmd Command) bool { return !readOnly[cmd.Name] }) {
-		defer c.wrote()
+	if c.wrote != nil {
+		// A Send that fails may follow commands a full buffer already
+		// wrote: without replies, each command is asked with the error.
+		defer func() {
+			for i, cmd := range cmds {
+				reply, rerr := any(nil), err
+				if err == nil {
+					reply = replies[i]
+					if e, ok := reply.(redis.Error); ok {
+						reply, rerr = nil, e
+					}
+				}
+				if cmd.wrote(reply, rerr) {
+					c.wrote()
+					return
+				}
+			}
+		}()
 	}
 	for _, cmd := range cmds {
 		if err := c.conn.Send(cmd.Name, cmd.Args...); err != nil {
@@ -416,16 +465,25 @@ func (c Link) Pipeline(cmds []Command) (replies []any, err error) {
 type Eval struct {
 	Args   []any
 	Source string
+	// Writes, if not nil, tells whether a run may have written, from its
+	// reply, or from err when the round trip failed or Redis answered an
+	// error: it is set for a script that never writes, and for one whose
+	// reply says whether it wrote. Nil for a script that may write on
+	// any run, after which the Client's Wrote is called.
+	Writes func(reply any, err error) bool
 }
+
+// Command is the run as a command of a pipeline: EVALSHA.
+func (e Eval) Command() Command { return Command{Name: "EVALSHA", Args: e.Args, Writes: e.Writes} }
 
 // Run evaluates a script by its hash, sending the source only when the
 // server does not have it yet (after a restart or SCRIPT FLUSH). That is one
 // round trip per call once the script is loaded.
 func (c Link) Run(e Eval) (any, error) {
-	reply, err := c.Do("EVALSHA", e.Args...)
+	reply, err := c.do(e.Command())
 	if NoScript(err) {
 		e.Args[0] = e.Source
-		reply, err = c.Do("EVAL", e.Args...)
+		reply, err = c.do(Command{Name: "EVAL", Args: e.Args, Writes: e.Writes})
 	}
 	return reply, err
 }

@@ -5,8 +5,12 @@ package script
 // for it), and the pieces those structs are built with.
 
 import (
+	"errors"
+
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // A Call is one run of a script: the script and its KEYS and ARGV, in the
@@ -18,15 +22,40 @@ type Call struct {
 }
 
 // Eval is the call as a round trip runs it: the arguments of EVALSHA (the
-// script's SHA-1, the number of keys, the keys and the arguments) and the
-// script's source, for EVAL when Redis does not have it.
+// script's SHA-1, the number of keys, the keys and the arguments), the
+// script's source, for EVAL when Redis does not have it, and, for a script
+// whose header says it never writes or that its reply tells, how a round
+// trip learns whether it wrote.
 func (c Call) Eval() rconn.Eval {
 	args := make([]any, 0, 2+len(c.Keys)+len(c.Args))
 	args = append(args, c.Script.SHA(), len(c.Keys))
 	for _, k := range c.Keys {
 		args = append(args, k)
 	}
-	return rconn.Eval{Args: append(args, c.Args...), Source: c.Script.Source()}
+	e := rconn.Eval{Args: append(args, c.Args...), Source: c.Script.Source()}
+	switch c.Script.header.writes {
+	case "never":
+		e.Writes = neverWrites
+	case "reply":
+		e.Writes = replyWrote
+	}
+	return e
+}
+
+// neverWrites is the Eval.Writes of a script that never writes.
+func neverWrites(any, error) bool { return false }
+
+// replyWrote is the Eval.Writes of a script whose status reply says when
+// it wrote: a round trip that failed before its reply may have written,
+// unless Redis answered an error, which a script raises only before it
+// writes and Redis gives only for a script it did not run.
+func replyWrote(reply any, err error) bool {
+	if err != nil {
+		var rerr redis.Error
+		return !errors.As(err, &rerr)
+	}
+	st, err := ReadStatus(reply, nil)
+	return err == nil && st.Detail == Wrote
 }
 
 // Flag is a yes or no as a script takes it (":flag"): '1' or '0'.

@@ -22,6 +22,17 @@ package script
 // its length, and listA, listB (and for its keys listField) the places
 // before each column's first entry, so that entry i's a is ARGV[listA + i].
 // A header may run on over lines that start with "--" and three spaces.
+//
+// A script that may write on any run says nothing more. One that never
+// writes, leaving every key as it found it, says so, so that its run
+// leaves the client-side cache as it is; and one that writes only on some
+// runs says that its reply tells:
+//
+//	-- WRITES: never
+//	-- WRITES: reply
+//
+// A script of "reply" answers a status whose detail is Wrote when it wrote
+// (status.go).
 
 import (
 	"fmt"
@@ -44,9 +55,12 @@ type entry struct {
 	place   bool
 }
 
-// A header is a script's KEYS and ARGV, as its header names them.
+// A header is a script's KEYS and ARGV, as its header names them, and what
+// it says of the script's writes: "" for a script that may write on any
+// run, "never" or "reply".
 type header struct {
 	keys, args []entry
+	writes     string
 }
 
 // parseHeader reads the header of a script's source.
@@ -57,6 +71,13 @@ func parseHeader(name, src string) (header, error) {
 	for _, line := range strings.Split(src, "\n") {
 		var rest string
 		switch {
+		case strings.HasPrefix(line, "-- WRITES:"):
+			which = nil
+			h.writes = strings.TrimSpace(strings.TrimPrefix(line, "-- WRITES:"))
+			if h.writes != "never" && h.writes != "reply" {
+				return header{}, fmt.Errorf("%s: WRITES is %q, not never or reply", name, h.writes)
+			}
+			continue
 		case strings.HasPrefix(line, "-- KEYS:"):
 			which, rest = &h.keys, strings.TrimPrefix(line, "-- KEYS:")
 		case strings.HasPrefix(line, "-- ARGV:"):

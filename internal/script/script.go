@@ -71,6 +71,11 @@ func (s *Script) SHA() any { return s.hashArg }
 // uses, the reading of its arguments, and its own code.
 func (s *Script) Source() string { return s.src }
 
+// Writes is what the script's header says of its writes: "" for a script
+// that may write on any run, "never", or "reply" for one whose reply says
+// whether it wrote.
+func (s *Script) Writes() string { return s.header.writes }
+
 // The scripts, one per file of lua/.
 var (
 	post            = loadVariants("post.lua")

@@ -32,6 +32,10 @@ const (
 	ReplyChanged    = "changed"    // the namespace's settings changed since they were read
 )
 
+// Wrote is the detail of a status of a script whose header says "WRITES:
+// reply" (header.go) when the run wrote: "ok wrote", "more wrote".
+const Wrote = "wrote"
+
 // A Status is a script's status reply: a word and, for some words, a
 // detail after a space.
 type Status struct {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -48,7 +49,11 @@ type Cache struct {
 	// unsupported is why the server cannot track keys for the cache, once
 	// it has said so; the cache then stays empty.
 	unsupported error
-	closed      bool
+	// why is why the cache is not live, nil while it is.
+	why    error
+	closed bool
+
+	hits, misses, invalidations atomic.Uint64
 	// conn is the subscribed connection, which sendMu guards the sending
 	// on: the pings, and Close's UNSUBSCRIBE.
 	conn   redis.Conn
@@ -65,8 +70,49 @@ type Cache struct {
 // subscription dial gives the connection of. It starts nothing until its
 // first Begin.
 func New(dial func(context.Context) (redis.Conn, error), prefix string, max int) *Cache {
-	return &Cache{dial: dial, prefix: prefix, max: max, ping: time.Second, retry: time.Second,
+	return &Cache{dial: dial, prefix: prefix, max: max, ping: time.Second, retry: time.Second, why: ErrNotStarted,
 		entries: make(map[string]any), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Errors of Stats: why a cache is not live.
+var (
+	// ErrNotStarted is a cache's before its first read starts its
+	// subscription.
+	ErrNotStarted = errors.New("voting: client-side cache not subscribed yet: it subscribes on the Store's first read")
+	// ErrSubscribing is a cache's while its connection subscribes.
+	ErrSubscribing = errors.New("voting: client-side cache subscribing")
+	// ErrClosed is a cache's after Close.
+	ErrClosed = errors.New("voting: client-side cache closed")
+)
+
+// Stats are a cache's counts since New, whether it keeps replies now, and
+// why not (Err).
+type Stats struct {
+	// Hits are the reads Get served; Misses the reads it did not, which
+	// went to Redis, those made while the cache was not live included.
+	Hits, Misses uint64
+	// Invalidations are the times the cache was emptied by word of a
+	// write: once for each write of the Store's own that may have written
+	// (Invalidate), and once for each of Redis's invalidation messages,
+	// which tell of the Store's own writes too.
+	Invalidations uint64
+	// Live reports whether the subscription is live and the cache keeps
+	// replies.
+	Live bool
+	// Err is why the cache keeps nothing now, nil while it is live: not
+	// started yet, subscribing, the last failure of its connection while
+	// it waits to subscribe again, the server's refusal (wrapping
+	// ErrUnsupported, with Redis's own error: a NOPERM of an ACL user, an
+	// unknown command of a server without tracking), or closed.
+	Err error
+}
+
+// Stats are the cache's counts and state now.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	live, why := c.live, c.why
+	c.mu.Unlock()
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Invalidations: c.invalidations.Load(), Live: live, Err: why}
 }
 
 // SetTimes sets how often the subscription is checked and how long the
@@ -83,12 +129,18 @@ func (c *Cache) Begin() (gen uint64, live bool) {
 	return c.gen, c.live
 }
 
-// Get is the reply kept under key, if there is one.
+// Get is the reply kept under key, if there is one: a hit, else a miss.
 func (c *Cache) Get(key string) (any, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	v, ok := c.entries[key]
-	return v, ok && c.live
+	ok = ok && c.live
+	c.mu.Unlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return v, ok
 }
 
 // Put keeps v under key if nothing was invalidated since the Begin that
@@ -110,8 +162,9 @@ func (c *Cache) Put(key string, v any, gen uint64) {
 }
 
 // Invalidate empties the cache, and keeps out any reply of a read that
-// began before it.
+// began before it: a write's word.
 func (c *Cache) Invalidate() {
+	c.invalidations.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.invalidate()
@@ -162,6 +215,7 @@ func (c *Cache) Close() error {
 	}
 	c.closed = true
 	c.live = false
+	c.why = ErrClosed
 	c.invalidate()
 	conn := c.conn
 	c.mu.Unlock()
@@ -192,6 +246,12 @@ func (c *Cache) subscribe() {
 		if errors.Is(err, ErrUnsupported) {
 			c.unsupported = err
 		}
+		if !c.closed {
+			c.why = err
+			if err == nil {
+				c.why = errors.New("voting: client-side cache: the subscription ended")
+			}
+		}
 		closed := c.closed
 		c.mu.Unlock()
 		if closed || errors.Is(err, ErrUnsupported) {
@@ -208,8 +268,9 @@ func (c *Cache) subscribe() {
 }
 
 // ErrUnsupported marks the server's or the client's refusal of what the
-// cache needs.
-var ErrUnsupported = errors.New("the connection cannot track keys for a client-side cache")
+// cache needs: a command the server does not know, or that an ACL user
+// may not run (NOPERM), or a Redis Cluster client.
+var ErrUnsupported = errors.New("voting: client-side cache not supported: the connection cannot track keys")
 
 // session runs one subscription: it takes a connection, turns on tracking
 // of the prefix with itself as the receiver of invalidations, subscribes,
@@ -217,6 +278,11 @@ var ErrUnsupported = errors.New("the connection cannot track keys for a client-s
 // Close ends it. Ended by Close, it unsubscribes and turns tracking off
 // before it closes the connection, which may go back to a pool.
 func (c *Cache) session() error {
+	c.mu.Lock()
+	if !c.closed {
+		c.why = ErrSubscribing
+	}
+	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), c.wait())
 	conn, err := c.dial(ctx)
 	cancel()
@@ -283,13 +349,13 @@ func (c *Cache) session() error {
 		}
 		kind, err := message(reply)
 		if err != nil {
-			return err
+			return refusal(err) // SUBSCRIBE or PING refused
 		}
 		switch kind {
 		case "subscribe":
 			c.mu.Lock()
 			if !c.closed {
-				c.live = true
+				c.live, c.why = true, nil
 				c.invalidate()
 			}
 			c.mu.Unlock()
@@ -339,11 +405,18 @@ func message(reply any) (kind string, err error) {
 }
 
 // refusal is err, marked unsupported if it is the server's refusal of a
-// command rather than a failure of the connection.
+// command (an unknown command, an ACL's NOPERM) rather than a failure of
+// the connection, or a state the server leaves (loading its data, busy
+// with a script), after which the cache subscribes again.
 func refusal(err error) error {
 	var rerr redis.Error
-	if errors.As(err, &rerr) {
-		return fmt.Errorf("%w: %w", ErrUnsupported, err)
+	if !errors.As(err, &rerr) {
+		return err
 	}
-	return err
+	for _, passing := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN"} {
+		if strings.HasPrefix(string(rerr), passing) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrUnsupported, err)
 }

@@ -84,3 +84,42 @@ func TestMessageKinds(t *testing.T) {
 		}
 	}
 }
+
+// A command the server refuses stops the cache for good; a state the
+// server leaves does not.
+func TestRefusal(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		stop bool
+	}{
+		{redis.Error("NOPERM this user has no permissions to run the 'client|id' command"), true},
+		{redis.Error("ERR unknown subcommand 'ID'. Try CLIENT HELP."), true},
+		{redis.Error("LOADING Redis is loading the dataset in memory"), false},
+		{redis.Error("BUSY Redis is busy running a script."), false},
+		{errors.New("EOF"), false},
+	} {
+		if got := errors.Is(refusal(tt.err), ErrUnsupported); got != tt.stop {
+			t.Errorf("refusal(%v) unsupported = %v, want %v", tt.err, got, tt.stop)
+		}
+	}
+}
+
+// Stats counts each hit, miss and invalidation, and says why a cache that
+// has not started keeps nothing.
+func TestStatsCount(t *testing.T) {
+	if st := New(nil, "", 4).Stats(); st.Live || !errors.Is(st.Err, ErrNotStarted) {
+		t.Fatalf("a new cache's Stats = %+v; want not started", st)
+	}
+	c := live(4)
+	c.why = nil
+	gen, _ := c.Begin()
+	c.Get("page") // a miss
+	c.Put("page", 1, gen)
+	c.Get("page") // a hit
+	c.Get("page") // a hit
+	c.Invalidate()
+	c.Get("page") // a miss
+	if st := c.Stats(); st != (Stats{Hits: 2, Misses: 2, Invalidations: 1, Live: true}) {
+		t.Fatalf("Stats = %+v; want 2 hits, 2 misses, 1 invalidation, live", st)
+	}
+}

@@ -7,6 +7,7 @@
 --
 -- KEYS: index
 -- ARGV: score member size:num
+-- WRITES: never
 
 local start, bad = placeAfter(index, score, member, false)
 if bad then

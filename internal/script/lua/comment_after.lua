@@ -6,6 +6,7 @@
 --
 -- KEYS: index
 -- ARGV: score member size:num
+-- WRITES: never
 
 local start, bad = placeAfter(index, score, member, true)
 if bad then

@@ -7,8 +7,11 @@
 --
 -- KEYS: window byTime trimmed indexed articles
 -- ARGV: field cut batch:num built
+-- WRITES: reply
 --
--- built is '' for an index always built.
+-- built is '' for an index always built. The status word is followed by
+-- ' wrote' when the script took members out or moved the mark, so that a
+-- read that trimmed nothing leaves the client-side cache as it is.
 --
 -- window is the index (the site's, or a group's live one), byTime the time
 -- index of the same articles, field the field of the window's mark in
@@ -31,10 +34,14 @@ if bad then
 	return bad
 end
 trim(window, trimmed, field, members, to)
+local wrote = ''
+if #members > 0 or to then
+	wrote = ' wrote'
+end
 if more then
-	return 'more'
+	return 'more' .. wrote
 end
 if not holdsAll then
-	return 'notindexed'
+	return 'notindexed' .. wrote
 end
-return 'ok'
+return 'ok' .. wrote
