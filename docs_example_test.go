@@ -555,7 +555,7 @@ func ExampleWithTimeout_deadline() {
 	defer site.stop()
 	store := site.store(voting.WithTimeout(2 * time.Second))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, err := store.GetArticles(ctx, 1, voting.ByScore)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {

@@ -12,6 +12,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
+// readTimeout bounds the tests' reads with a timeout: long, since a reply
+// from the test's own miniredis can wait for a busy machine's CPU.
+const readTimeout = 10 * time.Second
+
 func TestCountsRoundTrips(t *testing.T) {
 	mr := miniredis.RunT(t)
 	p := New(&redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", mr.Addr()) }})
@@ -73,7 +77,7 @@ func TestKeepsTheConnectionsInterfaces(t *testing.T) {
 		GetContext(context.Context) (redis.Conn, error)
 	} = p
 	p.Reset()
-	if _, err := redis.DoWithTimeout(c, time.Second, "SET", "k", "v"); err != nil {
+	if _, err := redis.DoWithTimeout(c, readTimeout, "SET", "k", "v"); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Send("GET", "k"); err != nil {
@@ -82,7 +86,7 @@ func TestKeepsTheConnectionsInterfaces(t *testing.T) {
 	if err := c.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := redis.String(redis.ReceiveWithTimeout(c, time.Second)); err != nil || v != "v" {
+	if v, err := redis.String(redis.ReceiveWithTimeout(c, readTimeout)); err != nil || v != "v" {
 		t.Fatalf("GET k = %q, %v", v, err)
 	}
 	if p.Trips() != 2 {
@@ -100,7 +104,7 @@ func TestRecords(t *testing.T) {
 	}
 	p.Record()
 	arg := []byte("k")
-	if _, err := redis.DoWithTimeout(c, time.Second, "SET", arg, "v"); err != nil {
+	if _, err := redis.DoWithTimeout(c, readTimeout, "SET", arg, "v"); err != nil {
 		t.Fatal(err)
 	}
 	arg[0] = 'x' // the recording keeps its own copy
@@ -121,7 +125,7 @@ func TestRecords(t *testing.T) {
 	if _, err := redis.ReceiveContext(c, context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := redis.ReceiveWithTimeout(c, time.Second); err == nil {
+	if _, err := redis.ReceiveWithTimeout(c, readTimeout); err == nil {
 		t.Fatal("HGET on a string did not fail")
 	}
 	got := p.Recorded()
@@ -161,7 +165,7 @@ func TestRecordsAPipelineFlushedByDo(t *testing.T) {
 	c.Send("SET", "k", "v")
 	c.Send("GET", "k")
 	c.Send("INCR", "k") // an error reply, in its place
-	reply, err := redis.Values(redis.DoWithTimeout(c, time.Second, ""))
+	reply, err := redis.Values(redis.DoWithTimeout(c, readTimeout, ""))
 	if err != nil || len(reply) != 3 {
 		t.Fatalf("Do(\"\") = %v, %v", reply, err)
 	}
