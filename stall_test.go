@@ -176,7 +176,7 @@ return #members`)
 	fill(t, e, n, 0)
 	m := newMeter(t)
 	open := func() *voting.Store {
-		s, err := voting.New(m.through(e.redis()), voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+		s, err := voting.New(m.through(e.redis()), noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 			voting.WithOrders(voting.Orders()...), voting.WithPageSize(voting.MaxPageSize))
 		if err != nil {
 			t.Fatal(err)
@@ -602,7 +602,7 @@ func articleStall(tb testing.TB, addr string, n int, through func(*redis.Pool) v
 	}
 	ids := fill(tb, e, n, n)
 	e.clock.set(e.clock.Now().Add(time.Second))
-	live, err := voting.New(through(e.redis()), voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	live, err := voting.New(through(e.redis()), noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
 	if err != nil {
 		tb.Fatal(err)
@@ -614,7 +614,7 @@ func articleStall(tb testing.TB, addr string, n int, through func(*redis.Pool) v
 	if err := addGroupNames(e, 300_000); err != nil {
 		tb.Fatal(err)
 	}
-	everything, err := voting.New(through(e.redis()), voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	everything, err := voting.New(through(e.redis()), noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithUserHistory(30*24*time.Hour))
 	if err != nil {
 		tb.Fatal(err)
@@ -635,7 +635,7 @@ func articleStall(tb testing.TB, addr string, n int, through func(*redis.Pool) v
 	if err := fillOneLink(ln, sharedLink, manySharing); err != nil {
 		tb.Fatal(err)
 	}
-	linked, err := voting.New(through(ln.redis()), voting.WithPrefix(ln.prefix), voting.WithClock(ln.clock.Now), voting.WithUniqueLinks())
+	linked, err := voting.New(through(ln.redis()), noBuilder, voting.WithPrefix(ln.prefix), voting.WithClock(ln.clock.Now), voting.WithUniqueLinks())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -839,7 +839,7 @@ func articleStall(tb testing.TB, addr string, n int, through func(*redis.Pool) v
 func commentStall(tb testing.TB, addr string, through func(*redis.Pool) voting.Pool) (phases []stallPhase, clear func()) {
 	tb.Helper()
 	e := newEnvOn(tb, addr, "")
-	everything, err := voting.New(through(e.redis()), voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
+	everything, err := voting.New(through(e.redis()), noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
 		voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithUserHistory(30*24*time.Hour))
 	if err != nil {
 		tb.Fatal(err)
