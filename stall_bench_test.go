@@ -33,9 +33,9 @@ import (
 // Each phase logs its slowest command. Run it with -benchtime 1x (the
 // figures' benchmarks only report what the run saw), and again for more
 // runs (bash scripts/stalls does): -count repeats each report, not the
-// run. When the server is on
-// this machine's loopback, Redis gets a CPU of its own (ownCore), as a
-// server in production has, and this process one CPU.
+// run. When the server is on this machine's loopback, Redis gets a CPU of
+// its own (ownCore), as a server in production has, and this process one
+// CPU.
 //
 // Skipped with -short: the workloads take a minute to fill and another to
 // run.
