@@ -43,7 +43,7 @@ func cacheStore(e *env, pool voting.Pool, n int, ping time.Duration) (*voting.St
 	c.Begin()
 	live := waitFor(func() bool { return c.Live() || c.Unsupported() != nil })
 	if !live {
-		e.t.Fatal("the cache neither subscribed nor was refused within 5 s")
+		e.t.Fatal("the cache neither subscribed nor was refused within 30 s")
 	}
 	_, cluster := e.pool.(interface{ Refresh() error })
 	wantLive := e.real() && !cluster
@@ -53,9 +53,10 @@ func cacheStore(e *env, pool voting.Pool, n int, ping time.Duration) (*voting.St
 	return s, c, c.Live()
 }
 
-// waitFor polls ok for up to 5 s.
+// waitFor polls ok for up to 30 s: what it waits for comes in milliseconds
+// as a rule, and the bound only ends a test whose wait would not end.
 func waitFor(ok func() bool) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		if ok() {
 			return true
 		}
@@ -130,14 +131,14 @@ func TestClientCacheServesARepeatedPage(t *testing.T) {
 		return err == nil && page[0].Upvotes == ups
 	}
 	if !waitFor(func() bool { return seen(8) }) {
-		t.Fatal("another Store's vote was not seen within 5 s")
+		t.Fatal("another Store's vote was not seen within 30 s")
 	}
 	e.do("HSET", e.article(ids[5]), "title", "Retitled")
 	if !waitFor(func() bool {
 		page, _, err := s.List(ctx, top)
 		return err == nil && page[0].Title == "Retitled"
 	}) {
-		t.Fatal("a raw write to an article was not seen within 5 s")
+		t.Fatal("a raw write to an article was not seen within 30 s")
 	}
 }
 
@@ -265,7 +266,7 @@ func TestClientCacheOutlivesALostSubscription(t *testing.T) {
 	id := c.ID()
 	e.do("CLIENT", "KILL", "ID", id)
 	if !waitFor(func() bool { return c.ID() != id && c.ID() != 0 && c.Live() }) {
-		t.Fatal("the cache did not subscribe again within 5 s")
+		t.Fatal("the cache did not subscribe again within 30 s")
 	}
 	if err := e.store.Vote(ctx, "other", ids[0], voting.Up); err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func TestClientCacheOutlivesALostSubscription(t *testing.T) {
 		page, _, err := s.List(ctx, q)
 		return err == nil && len(page) == 3 && page[2].ID == ids[0] && page[2].Upvotes == 2
 	}) {
-		t.Fatal("a vote made around the lost subscription was not seen within 5 s")
+		t.Fatal("a vote made around the lost subscription was not seen within 30 s")
 	}
 }
 
@@ -291,7 +292,10 @@ func TestClientCacheCloses(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > time.Second {
+	// A Close that waited on a reply that never comes would take the
+	// cache's check of its subscription (a second) many times over; a
+	// loaded machine takes well under 10 s.
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("Close took %v", took)
 	}
 	if err := s.Close(); err != nil {
@@ -458,7 +462,7 @@ func aclCacheStore(t *testing.T, cache bool) (*voting.Store, *roundtrip.Pool) {
 		t.Fatal(err)
 	}
 	if !waitFor(func() bool { st := s.CacheStats(); return st.Live || errors.Is(st.Err, tracking.ErrUnsupported) }) {
-		t.Fatalf("the cache neither subscribed nor was refused within 5 s: %+v", s.CacheStats())
+		t.Fatalf("the cache neither subscribed nor was refused within 30 s: %+v", s.CacheStats())
 	}
 	return s, trips
 }
@@ -749,7 +753,7 @@ func TestClientCacheKeepsNothingOnceItsSubscriptionDies(t *testing.T) {
 	id := c.ID()
 	e.do("CLIENT", "KILL", "ID", id)
 	if !waitFor(func() bool { return c.ID() != id }) {
-		t.Fatal("the cache did not notice within 5 s that its connection was killed")
+		t.Fatal("the cache did not notice within 30 s that its connection was killed")
 	}
 	read() // not kept
 	if err := e.store.Vote(ctx, "other", ids[0], voting.Up); err != nil {
@@ -911,7 +915,7 @@ func TestClientCacheKeepsNoPageReadAcrossAWrite(t *testing.T) {
 		got <- page
 	}()
 	if !waitFor(func() bool { return replies.held.Load() == 1 }) {
-		t.Fatal("the page's articles were not read within 5 s")
+		t.Fatal("the page's articles were not read within 30 s")
 	}
 	if err := s.Vote(ctx, "late", ids[0], voting.Up); err != nil {
 		t.Fatal(err)
