@@ -236,15 +236,6 @@ func decimalDigits(s string) bool {
 	return s != ""
 }
 
-// toAny is strs as arguments of a command.
-func toAny(strs []string) []any {
-	args := make([]any, len(strs))
-	for i, s := range strs {
-		args[i] = s
-	}
-	return args
-}
-
 // globEscape escapes the characters SCAN's MATCH gives a meaning to.
 func globEscape(s string) string {
 	var b strings.Builder
