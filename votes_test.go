@@ -655,7 +655,11 @@ func TestConcurrentVotesKeepScoreAndCountersTogether(t *testing.T) {
 func TestManyVotersOnOneArticle(t *testing.T) {
 	e := newEnv(t)
 	id := e.post("alice", "popular")
-	const goroutines, votes = 32, 200
+	const goroutines = 32
+	votes := 200
+	if !e.real() {
+		votes = 50 // miniredis runs Lua some six times slower: 1,601 voters still race
+	}
 	var failed atomic.Int64
 	together(goroutines, func(g int) {
 		for v := 0; v < votes; v++ {
