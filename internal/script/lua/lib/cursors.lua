@@ -18,15 +18,27 @@ end
 -- placeAfter gives the place in index, from 0, of the first entry after the
 -- point (score, member) of a listing's order, highest score first and,
 -- among equal scores, the greater member first; with ascending, lowest
--- score first and the lesser member first. The point need not be an entry:
--- its member may have gone, or moved to another score, since. The entries
+-- score first and the lesser member first. Where the point is still an
+-- entry (score as Redis writes it), the place is the one after its rank;
+-- where its member has gone, or moved to another score, since, the entries
 -- of the point's score, which hold one place each in the member's order,
 -- are searched by halves (a ZRANGE of one entry a step, log2 of their
--- number), so the index is only read: a read after a cursor writes
--- nothing, and a client-side cache hears of no change. It gives a reply to
--- return if the index is unsound.
+-- number). Either way the index is only read: a read after a cursor
+-- writes nothing, and a client-side cache hears of no change. It gives a
+-- reply to return if the index is unsound.
 local function placeAfter(index, score, member, ascending)
-	local lo, hi, bad
+	-- The point's own entry, where no write has moved it: its place.
+	local current, bad = try('ZSCORE', index, member)
+	if bad then
+		return nil, bad
+	end
+	if current == score then
+		if ascending then
+			return redis.call('ZRANK', index, member) + 1
+		end
+		return redis.call('ZREVRANK', index, member) + 1
+	end
+	local lo, hi
 	if ascending then
 		lo, bad = try('ZCOUNT', index, '-inf', '(' .. score)
 		if not bad then
