@@ -209,10 +209,7 @@ func (s *Store) article(ctx context.Context, articleID string) (Article, error) 
 		{Name: "ZSCORE", Args: []any{s.keys.ScoreIndex(), member}},
 		{Name: "SMEMBERS", Args: []any{s.keys.GroupRecord(articleID)}},
 	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
+	replies, err := s.rc.CheckedPipeline(ctx, cmds)
 	if err != nil {
 		return Article{}, err
 	}

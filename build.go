@@ -258,10 +258,7 @@ func readBuilding(ctx context.Context, rc *rconn.Client, k schema.Keys, st *stat
 		{Name: "HGETALL", Args: []any{k.ReindexProgress()}},
 		{Name: "EXISTS", Args: []any{k.Builder()}},
 	}
-	replies, err := rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
+	replies, err := rc.CheckedPipeline(ctx, cmds)
 	var marks, progress map[string]string
 	var articles, lease int64
 	if err == nil {

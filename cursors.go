@@ -4,7 +4,7 @@ package voting
 // order where a page ended, written as opaque text, so that a walk through a
 // list that moves under it lists each item no write moves once, where
 // numbered pages would skip or repeat items that others' votes move across
-// a page's edge (Paging, in query.go).
+// a page's edge (Paging, in paging.go).
 
 import (
 	"encoding/base64"
@@ -34,7 +34,7 @@ var cursorText = base64.RawURLEncoding
 
 // makeCursor writes the cursor of the point at in the list of scope: an
 // order's listing, the site's (scope "") or a group's, or one of the
-// lists named in query.go, of a user or of none.
+// lists named above, of a user or of none.
 func makeCursor(list, scope string, at point) string {
 	return cursorText.EncodeToString([]byte(strings.Join([]string{"1", list, scope, at.value, at.member}, "\n")))
 }
@@ -74,13 +74,13 @@ func cursorWhat(list, scope string) string {
 	case userCommentsList:
 		return fmt.Sprintf("the comments of user %q", scope)
 	}
-	if order, ok := strings.CutPrefix(list, commentsList); ok {
-		return fmt.Sprintf("the comments under %s by %s", scope, order)
+	if by, ok := strings.CutPrefix(list, commentsList); ok {
+		return fmt.Sprintf("the comments under %s by %s", scope, by)
 	}
 	if scope != "" {
-		return "group " + scope + "'s listing by " + list
+		return "group " + scope + "'s articles by " + list
 	}
-	return "the site's listing by " + list
+	return "the site's articles by " + list
 }
 
 // maxScoreText is the longest value a cursor holds, in bytes: Redis writes
@@ -112,4 +112,12 @@ func scoreText(v string) bool {
 	}
 	// An underflow: digits other than 0 that read as 0.
 	return x != 0 || strings.Trim(whole+fraction, "0") == ""
+}
+
+// A point is where a cursor's page ended: the value, as Redis writes it,
+// and the member of the last entry of the page; the zero point is the
+// list's start. A cursor holds the member without the namespace's
+// article prefix: the article's id.
+type point struct {
+	value, member string
 }

@@ -375,13 +375,40 @@ func (s *Store) groupPageCall(group string, order Order, start, stop int64, cut 
 	return g.Call()
 }
 
-// A point is where a cursor's page ended: the value, as Redis writes it,
-// and the member of the last entry of the page; the zero point is the
-// listing's start. A cursor holds the member without the namespace's
-// article prefix: the article's id.
-type point struct {
-	value, member string
-}
-
 // unordered is the schema.OrderSpec of a listing that is no order's index.
 var unordered schema.OrderSpec
+
+// plainListing is the listing of a sorted set that is always complete.
+func plainListing(key string) listing {
+	return listing{spec: &unordered, index: key}
+}
+
+// entries reads the page w of l's index, highest value first, entries and
+// their values, and for a page by cursor the cursor of the page after it
+// (window.cut, in paging.go). prefix is what the index's members have
+// before what a cursor holds of them (a comment's id), so that a cursor
+// carries no key of the namespace.
+func (s *Store) entries(c rconn.Link, l listing, w window, list, scope, prefix string, within func(value any) bool) (page []any, next string, err error) {
+	if w.past {
+		return nil, "", nil
+	}
+	page, err = s.readWindow(c, l, w, prefix)
+	if err != nil || w.byNumber {
+		return page, "", err
+	}
+	page, next = w.cut(page, list, scope, prefix, within)
+	return page, next, nil
+}
+
+// readWindow sends w's read of l's index (read, with what it needs before
+// it) and gives the entries and values it read.
+func (s *Store) readWindow(c rconn.Link, l listing, w window, prefix string) ([]any, error) {
+	read, cl := w.read(l.index, prefix)
+	reply, err := s.read(c, l, read)
+	if rconn.NoScript(err) {
+		// Redis does not have the script yet: the read before it ran; run
+		// the script once on its own, which sends its source.
+		reply, err = c.Run(cl.Eval())
+	}
+	return w.entries(reply, err, l.index, read.Name)
+}

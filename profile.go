@@ -78,10 +78,7 @@ func (s *Store) Profile(ctx context.Context, user string) (p Profile, err error)
 			rconn.Command{Name: "HMGET", Args: []any{k.IndexedHash(), schema.MarkOf("karma"), schema.CountField}},
 			rconn.Command{Name: "ZCARD", Args: []any{k.TimeIndex()}})
 	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
+	replies, err := s.rc.CheckedPipeline(ctx, cmds)
 	if err != nil {
 		return Profile{}, err
 	}

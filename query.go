@@ -1,97 +1,20 @@
 package voting
 
-// This file holds how a list is asked for: Paging, which page of any list
-// the Store gives (by number or after a cursor, of a size), and Query,
-// which list of articles (the site's, a group's or a user's, in an order),
-// with the calls that take a Query: List, Count, Rank and Cursor.
+// This file holds Query, which list of articles to read (the site's, a
+// group's or a user's, in an order), with the calls that take a Query:
+// List, Count, Rank and Cursor. Which page of it, Paging, and how a page
+// is cut from an index, are paging.go's.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
-	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
-
-// Paging says which page of a list to read. Every list the Store gives
-// (List, Groups, TopPosters, UserHistory) takes one and pages the same way:
-// by number (Page), or after a cursor (After) that the call for the page
-// before returned as next, with Size items a page.
-//
-// Numbered pages suit a page count ("page 3 of 40", with Count); cursors
-// suit a walk through a list that moves under it (by votes, posts,
-// articles aging out of a window): a walk by cursor lists exactly once
-// each item whose entry did not move during the walk, where numbered pages
-// skip or repeat items that move across a page's edge. Both cost the same
-// round trips.
-type Paging struct {
-	// Page is the number of the page, counting from 1; a page past the end
-	// is empty. A numbered page gives next "": the following page is
-	// Page+1. 0 reads by cursor.
-	Page int
-	// After is the cursor that the call for the page before returned as
-	// next; "" (with Page 0) for the first page. A page read by cursor
-	// gives next, the cursor of the page after it, "" after the last. A
-	// cursor is opaque, URL-safe text. One that does not parse, or that
-	// another list gave, is an error wrapping ErrInvalid, as is a cursor
-	// given with a Page.
-	After string
-	// Size is how many items the page holds, from 1 to MaxPageSize; 0 for
-	// the Store's page size (WithPageSize).
-	Size int
-}
-
-// A window is a checked Paging: a page by number, with its ZREVRANGE
-// bounds (past for one so far on that they overflow), or by cursor, after
-// the point at; of size items.
-type window struct {
-	size        int
-	byNumber    bool
-	start, stop int64
-	past        bool
-	at          point
-}
-
-// paging checks p for the list named list (an order's name, or one of the
-// lists' names below) of scope (a group or user; "" for none).
-func (s *Store) paging(p Paging, list, scope string) (window, error) {
-	w := window{size: p.Size}
-	if w.size == 0 {
-		w.size = s.pageSize
-	}
-	switch {
-	case p.Size < 0 || p.Size > MaxPageSize:
-		return window{}, errs.Invalidf("page size %d is outside 1..%d", p.Size, MaxPageSize)
-	case p.Page < 0:
-		return window{}, errs.Invalidf("page %d is before page 1", p.Page)
-	case p.Page > 0 && p.After != "":
-		return window{}, errs.Invalidf("page %d and a cursor: give one or the other", p.Page)
-	case p.Page > 0:
-		w.byNumber = true
-		w.start, w.stop, w.past = pageBounds(p.Page, w.size)
-		return w, nil
-	}
-	var err error
-	w.at, err = parseCursor(p.After, list, scope)
-	return w, err
-}
-
-// pageBounds gives the ZREVRANGE bounds of page (from 1) of size items;
-// past reports a page so far on that they overflow: past any list's end.
-func pageBounds(page, size int) (start, stop int64, past bool) {
-	n := int64(size)
-	if int64(page-1) > (math.MaxInt64-n)/n {
-		return 0, 0, true
-	}
-	start = int64(page-1) * n
-	return start, start + n - 1, false
-}
 
 // Query says which listing of articles to read, and (for List) which page
 // of it: the site's, a group's or a user's, in an order. Its zero value is
@@ -486,10 +409,7 @@ func (s *Store) cachedValue(ctx context.Context, group string, order Order, arti
 		{Name: "ZSCORE", Args: []any{s.keys.Index(int(order)), member}},
 		{Name: "SISMEMBER", Args: []any{s.keys.GroupSet(group), member}},
 	}
-	replies, err := s.rc.Pipeline(ctx, cmds)
-	if err == nil {
-		err = rconn.ReplyError(cmds, replies)
-	}
+	replies, err := s.rc.CheckedPipeline(ctx, cmds)
 	if err != nil {
 		return "", err
 	}
@@ -514,7 +434,7 @@ func (s *Store) listAfter(ctx context.Context, l listing, q *Query, w window) (a
 		return nil, "", err
 	}
 	err = s.rc.Session(ctx, func(c rconn.Link) error {
-		page, err := s.readAfter(c, l, s.keys.ArticlePrefix(), w)
+		page, err := s.readWindow(c, l, w, s.keys.ArticlePrefix())
 		if err != nil {
 			return err
 		}
@@ -522,48 +442,6 @@ func (s *Store) listAfter(ctx context.Context, l listing, q *Query, w window) (a
 		return err
 	})
 	return articles, next, s.recheck(ctx, err, l)
-}
-
-// readAfter reads the entries of l after w's point, with their values,
-// one more than the page holds: from the start for the zero point, else
-// after the point's member, prefix before it, in after.lua.
-func (s *Store) readAfter(c rconn.Link, l listing, prefix string, w window) ([]any, error) {
-	var read rconn.Command
-	var cl script.Call
-	if w.at.member == "" {
-		read = rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, 0, w.size, "WITHSCORES"}}
-	} else {
-		after := script.After{Index: l.index, Score: w.at.value, Member: prefix + w.at.member, Size: w.size + 1}
-		cl = after.Call()
-		read = cl.Eval().Command()
-	}
-	reply, err := s.read(c, l, read)
-	if rconn.NoScript(err) {
-		// Redis does not have the script yet: the read before it ran; run
-		// the script once on its own, which sends its source.
-		reply, err = c.Run(cl.Eval())
-	}
-	page, err := script.ReadList(reply, err)
-	if err != nil {
-		return nil, errs.WrongType(err, l.index, read.Name)
-	}
-	if len(page)%2 != 0 {
-		return nil, fmt.Errorf("a page of %d replies, not entries and values", len(page))
-	}
-	return page, nil
-}
-
-// cutPage cuts page, entries and their values one more than size may
-// hold, to size entries, and gives the point of its last entry, prefix
-// taken off its member, if the one more tells that a page follows.
-func cutPage(page []any, size int, prefix string) ([]any, *point) {
-	if len(page)/2 <= size {
-		return page, nil
-	}
-	last := 2 * (size - 1)
-	member, _ := page[last].([]byte)
-	value, _ := page[last+1].([]byte)
-	return page[:2*size], &point{string(value), strings.TrimPrefix(string(member), prefix)}
 }
 
 // pageAfter reads the articles of a page of q's listing by cursor: page is
@@ -584,48 +462,4 @@ func (s *Store) pageAfter(c rconn.Link, q *Query, page []any, size int, fresh bo
 	}
 	articles, _, err = s.fetch(c, page, withScores, q.WithGroups)
 	return articles, next, err
-}
-
-// membersOf is the members of page, entries and their values as
-// WITHSCORES gives them.
-func membersOf(page []any) []any {
-	members := make([]any, 0, len(page)/2)
-	for i := 0; i < len(page); i += 2 {
-		members = append(members, page[i])
-	}
-	return members
-}
-
-// plainListing is the listing of a sorted set that is always complete.
-func plainListing(key string) listing {
-	return listing{spec: &unordered, index: key}
-}
-
-// entries reads the page w of l's index, highest value first, entries and
-// their values, and for a page by cursor the cursor of the page after it:
-// by number, from w's start to its stop; by cursor, after w's point, one
-// entry more than the page holds to tell whether a page follows, if that
-// entry's value is within the list (within nil: every value is). prefix is
-// what the index's members have before what a cursor holds of them (a
-// comment's id), so that a cursor carries no key of the namespace.
-func (s *Store) entries(c rconn.Link, l listing, w window, list, scope, prefix string, within func(value any) bool) (page []any, next string, err error) {
-	if w.past {
-		return nil, "", nil
-	}
-	if w.byNumber {
-		page, err = redis.Values(s.read(c, l, rconn.Command{Name: "ZREVRANGE", Args: []any{l.index, w.start, w.stop, "WITHSCORES"}}))
-		return page, "", err
-	}
-	page, err = s.readAfter(c, l, prefix, w)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(page)/2 > w.size && within != nil && !within(page[2*w.size+1]) {
-		page = page[:2*w.size] // the one more is past the list's end
-	}
-	page, last := cutPage(page, w.size, prefix)
-	if last != nil {
-		next = makeCursor(list, scope, *last)
-	}
-	return page, next, nil
 }

@@ -5,7 +5,6 @@ package voting
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +68,8 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 		for _, f := range fields {
 			args = append(args, f, "0")
 		}
-		return pipelined(c, []rconn.Command{{Name: "HSET", Args: args}})
+		_, err := c.CheckedPipeline([]rconn.Command{{Name: "HSET", Args: args}})
+		return err
 	})
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 		cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.TrimmedHash()}, marks...)})
 	}
 	if len(cmds) > 0 {
-		if err := s.rc.Session(ctx, func(c rconn.Link) error { return pipelined(c, cmds) }); err != nil {
+		if _, err := s.rc.CheckedPipeline(ctx, cmds); err != nil {
 			return err
 		}
 	}
@@ -327,7 +327,8 @@ func (s *Store) removeCommentParts(ctx context.Context, field string) error {
 			for id := from + 1; id <= to; id++ {
 				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
 			}
-			return pipelined(c, append(cmds, s.walked(field, strconv.FormatInt(to, 10), to >= last)))
+			_, err := c.CheckedPipeline(append(cmds, s.walked(field, strconv.FormatInt(to, 10), to >= last)))
+			return err
 		})
 		if err != nil || to >= last {
 			return err
@@ -362,21 +363,6 @@ func (s *Store) walked(field, at string, done bool) rconn.Command {
 
 // walkDone is what progress: holds for a walk that is done.
 const walkDone = "done"
-
-// pipelined runs cmds in one round trip, and gives the first error a
-// command's reply is, naming its key (the first argument).
-func pipelined(c rconn.Link, cmds []rconn.Command) error {
-	replies, err := c.Pipeline(cmds)
-	if err != nil {
-		return err
-	}
-	for i, r := range replies {
-		if rerr, ok := r.(redis.Error); ok {
-			return errs.WrongType(fmt.Errorf("%s %v: %w", cmds[i].Name, cmds[i].Args[0], rerr), fmt.Sprint(cmds[i].Args[0]), cmds[i].Name)
-		}
-	}
-	return nil
-}
 
 // scanSteps walks key with cmd (ZSCAN), or the keyspace with SCAN and
 // pattern, stopBatch entries a step, from the cursor progress: holds in
@@ -415,7 +401,8 @@ func (s *Store) scanSteps(ctx context.Context, cmd, key, pattern, field string, 
 			if len(found) > 0 {
 				cmds = step(found)
 			}
-			return pipelined(c, append(cmds, s.walked(field, cursor, cursor == "0")))
+			_, err = c.CheckedPipeline(append(cmds, s.walked(field, cursor, cursor == "0")))
+			return err
 		})
 		if err != nil || cursor == "0" || cursor == walkDone {
 			return err

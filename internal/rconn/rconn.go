@@ -496,14 +496,38 @@ func NoScript(err any) bool {
 }
 
 // ReplyError is the first error Redis answered to one of a pipeline's
-// commands, with a WRONGTYPE worded as errs.ErrCorrupt naming the command's
-// key (its first argument); nil if there is none.
+// commands: a WRONGTYPE worded as errs.ErrCorrupt naming the command's key
+// (its first argument), any other wrapped with the command and its key;
+// nil if there is none.
 func ReplyError(cmds []Command, replies []any) error {
 	for i, reply := range replies {
 		if err, ok := reply.(redis.Error); ok {
-			key, _ := cmds[i].Args[0].(string)
-			return errs.WrongType(err, key, cmds[i].Name)
+			key := fmt.Sprint(cmds[i].Args[0])
+			if errs.IsWrongType(err) {
+				return errs.WrongType(err, key, cmds[i].Name)
+			}
+			return fmt.Errorf("%s %s: %w", cmds[i].Name, key, err)
 		}
 	}
 	return nil
+}
+
+// CheckedPipeline is Pipeline, with the first error Redis answered to one
+// of cmds as err (ReplyError): for the pipelines whose every reply must be
+// a value.
+func (c Link) CheckedPipeline(cmds []Command) (replies []any, err error) {
+	replies, err = c.Pipeline(cmds)
+	if err == nil {
+		err = ReplyError(cmds, replies)
+	}
+	return replies, err
+}
+
+// CheckedPipeline is Link.CheckedPipeline in one session.
+func (s *Client) CheckedPipeline(ctx context.Context, cmds []Command) (replies []any, err error) {
+	err = s.Session(ctx, func(c Link) error {
+		replies, err = c.CheckedPipeline(cmds)
+		return err
+	})
+	return replies, err
 }
