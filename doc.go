@@ -396,16 +396,16 @@
 //	                              time after the user's last vote
 //	deleted:voted:<id>    set     the voter sets of a deleted article whose voters'
 //	deleted:downvoted:<id>        histories DeleteArticle has yet to clear
+//	comment:              string  counter; INCR gives the next comment id
 //	comment:<id>          hash    a comment (PostComment): article, parent, poster,
 //	                              body, time, votes, downvotes, replies, depth,
 //	                              deleted, and own, the poster's own vote if they
-//	                              changed it (-1, or 0 for none); comment: is the
-//	                              counter of their ids
-//	comment-up:<id>       set     a comment's up-voters, and comment-down:<id> its
-//	                              down-voters; each expires at the cutoff
-//	replies:<kind>:a:<id> zset    the comments on an article, replies:<kind>:c:<id>
-//	                              the replies to a comment, scored by best, net, time
-//	                              and controversy
+//	                              changed it (-1, or 0 for none)
+//	comment-up:<id>       set     a comment's up-voters (and its down-voters); each
+//	comment-down:<id>             expires at the cutoff
+//	replies:<kind>:a:<id> zset    the comments on an article (and the replies to a
+//	replies:<kind>:c:<id>         comment), scored by best, net, time and
+//	                              controversy
 //	thread:<id>           zset    an article's comments by time
 //	usercomments:<user>   zset    a user's comments by time
 //	karma-comments:       zset    with WithKarma, member a user with a comment, score =

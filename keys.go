@@ -6,9 +6,11 @@ import (
 	"github.com/articlevote/voting/internal/schema"
 )
 
-// The key schema. With an empty prefix these are exactly the keys of Redis in
-// Action, chapter 1, so data written by the book's code and by this package
-// can be served by either:
+// The key schema: the families of keys of schema.Families, each with what
+// it holds (keys_doc_test.go holds this table, and doc.go's, to that list).
+// With an empty prefix these are exactly the keys of Redis in Action,
+// chapter 1, so data written by the book's code and by this package can be
+// served by either:
 //
 //	article:              string  counter; INCR gives the next article id
 //	article:<id>          hash    title, link, poster, time, votes (+ downvotes)
@@ -118,9 +120,9 @@ import (
 //	                              voter sets expire)
 //	comment-up:<id>       set     users who up-voted the comment; expires at the cutoff
 //	comment-down:<id>     set     users who down-voted it; expires at the cutoff
-//	replies:<kind>:a:<id> zset    the comments on article <id>, and replies:<kind>:c:<id>
-//	                              the replies to comment <id>, scored by kind: best (the
-//	                              Wilson lower bound), net (up - down), time (posting
+//	replies:<kind>:a:<id> zset    the comments on article <id> (and the replies to
+//	replies:<kind>:c:<id>         comment <id>), scored by kind: best (the Wilson
+//	                              lower bound), net (up - down), time (posting
 //	                              time), controversy; the comment orders read them
 //	thread:<id>           zset    every comment of article <id>, scored by posting time
 //	usercomments:<user>   zset    the user's comments not deleted, by posting time

@@ -1,8 +1,9 @@
 package schema
 
 // This file holds the keys of a namespace: how each key and key prefix is
-// named from the namespace's prefix. The voting package's keys.go says what
-// each holds.
+// named from the namespace's prefix, and the families of keys (Families),
+// the one list of them. The voting package's keys.go and doc.go say what
+// each holds, in tables a test holds to Families.
 
 // The key parts: each key's name after the prefix, or the start of it.
 const (
@@ -168,3 +169,59 @@ func (k Keys) GroupCache(name string, o int) string { return k.Index(o) + name }
 // makes the names of an article's groups' indexes from its record.
 func (k Keys) LiveIndex(name string, o int) string { return k.live + Orders[o].Key + name }
 func (k Keys) LivePrefix() string                  { return k.live }
+
+// A Family is one family of keys of a namespace, as the key schema writes
+// it. Key is its name after the prefix, with a placeholder for each part
+// that varies: <id> an article's or a comment's id, <name> a group's name,
+// <user> a user id, <kind> a kind of the comments' indexes
+// (CommentKinds), <index> the key of an order's index (Orders[i].Key).
+// Type is its Redis type: string, hash, set or zset.
+type Family struct {
+	Key, Type string
+}
+
+// Families are the families of keys of a namespace, every key any Store
+// writes among them: the key schema that the voting package's doc.go
+// and keys.go write out, and that its tests hold them and the keys the
+// Store names to.
+var Families = func() []Family {
+	families := []Family{
+		{ArticlePart, "string"},
+		{ArticlePart + "<id>", "hash"},
+	}
+	for _, spec := range Orders {
+		families = append(families, Family{spec.Key, "zset"})
+	}
+	families = append(families,
+		Family{VotedPart + "<id>", "set"},
+		Family{DownvotedPart + "<id>", "set"},
+		Family{GroupPart + "<name>", "set"},
+		Family{RecordPart + "<id>", "set"},
+		Family{SizesPart, "zset"},
+		Family{PostsPart + "<user>", "zset"},
+		Family{"<index><name>", "zset"}, // a group's cached listing of an order
+		Family{LivePart + "<index><name>", "zset"},
+		Family{TrimmedPart, "hash"},
+		Family{ReindexPart, "hash"},
+		Family{IndexedPart, "hash"},
+		Family{SettingsPart, "hash"},
+		Family{ProgressPart, "hash"},
+		Family{BuilderPart, "string"},
+		Family{KarmaPart, "zset"},
+		Family{LinksPart, "hash"},
+		Family{SharesPart, "zset"},
+		Family{HistoryPart + "<user>", "zset"},
+		Family{PendingPart + VotedPart + "<id>", "set"},
+		Family{PendingPart + DownvotedPart + "<id>", "set"},
+		Family{CommentPart, "string"},
+		Family{CommentPart + "<id>", "hash"},
+		Family{CommentVotedPart + "<id>", "set"},
+		Family{CommentDownvotedPart + "<id>", "set"},
+		Family{RepliesPart + "<kind>:" + ArticleParent + "<id>", "zset"},
+		Family{RepliesPart + "<kind>:" + CommentParent + "<id>", "zset"},
+		Family{ThreadPart + "<id>", "zset"},
+		Family{UserCommentsPart + "<user>", "zset"},
+		Family{CommentKarmaPart, "zset"},
+	)
+	return families
+}()
