@@ -5,7 +5,6 @@ package voting
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/schema"
@@ -49,16 +48,15 @@ func (o CommentOrder) String() string {
 }
 
 // ParseCommentOrder returns the comment order named name, as String writes
-// it; case does not matter. Any other name is an error wrapping ErrInvalid.
+// it, or by another name it has, as ParseOrder reads the articles' orders:
+// "controversy" for CommentsByControversy, as ByControversy is named, so
+// that one name reads the same order of articles and of comments. Case
+// does not matter. Any other name is an error wrapping ErrInvalid.
 func ParseCommentOrder(name string) (CommentOrder, error) {
-	names := make([]string, len(schema.CommentOrders))
-	for i, spec := range schema.CommentOrders {
-		if strings.EqualFold(name, spec.Name) {
-			return CommentOrder(i), nil
-		}
-		names[i] = spec.Name
-	}
-	return 0, errs.Invalidf("unknown comment order %q: want one of %s", name, strings.Join(names, ", "))
+	i, err := parseName("comment order", name, len(schema.CommentOrders), func(i int) (string, []string) {
+		return schema.CommentOrders[i].Name, schema.CommentOrders[i].Aliases
+	})
+	return CommentOrder(i), err
 }
 
 // MarshalText writes the order's name; an unknown order is an error.

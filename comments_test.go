@@ -312,6 +312,28 @@ func TestCommentsInEachOrderByPageAndCursor(t *testing.T) {
 	}
 }
 
+// TestOneNameReadsTheSameOrderOfArticlesAndComments: the controversial
+// order parses by either of its names, of articles and of comments alike,
+// whatever the case; an unknown name lists the names.
+func TestOneNameReadsTheSameOrderOfArticlesAndComments(t *testing.T) {
+	for _, name := range []string{"controversy", "controversial", "CONTROVERSIAL", "Controversy"} {
+		if o, err := voting.ParseOrder(name); err != nil || o != voting.ByControversy {
+			t.Errorf("ParseOrder(%q) = %v, %v; want ByControversy", name, o, err)
+		}
+		if o, err := voting.ParseCommentOrder(name); err != nil || o != voting.CommentsByControversy {
+			t.Errorf("ParseCommentOrder(%q) = %v, %v; want CommentsByControversy", name, o, err)
+		}
+	}
+	_, err := voting.ParseCommentOrder("hottest")
+	if !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), `unknown comment order "hottest": want one of best, top, new, old, controversial`) {
+		t.Errorf("ParseCommentOrder(\"hottest\") = %v", err)
+	}
+	_, err = voting.ParseOrder("hottest")
+	if !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), `unknown order "hottest": want one of score, `) {
+		t.Errorf("ParseOrder(\"hottest\") = %v", err)
+	}
+}
+
 func TestCommentsOfAParent(t *testing.T) {
 	e := newEnv(t)
 	a := e.post("alice", "discussed")

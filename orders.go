@@ -6,6 +6,7 @@ package voting
 // constant here and a row there.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,21 +88,26 @@ func (o Order) String() string {
 // ranking (it was an alias of ByScore before ByHot). Case does
 // not matter. An unknown name gives an error wrapping ErrInvalid.
 func ParseOrder(name string) (Order, error) {
-	for i, spec := range schema.Orders {
-		if strings.EqualFold(name, spec.Name) {
-			return Order(i), nil
+	i, err := parseName("order", name, len(schema.Orders), func(i int) (string, []string) {
+		return schema.Orders[i].Name, schema.Orders[i].Aliases
+	})
+	return Order(i), err
+}
+
+// parseName is the row of a table of n rows (orders, comment orders) that
+// name names, by the row's name or one of its aliases (row gives them);
+// case does not matter. An unknown name gives an error wrapping ErrInvalid
+// that lists the rows' names.
+func parseName(what, name string, n int, row func(i int) (name string, aliases []string)) (int, error) {
+	names := make([]string, n)
+	for i := range n {
+		own, aliases := row(i)
+		if strings.EqualFold(name, own) || slices.ContainsFunc(aliases, func(a string) bool { return strings.EqualFold(name, a) }) {
+			return i, nil
 		}
-		for _, alias := range spec.Aliases {
-			if strings.EqualFold(name, alias) {
-				return Order(i), nil
-			}
-		}
+		names[i] = own
 	}
-	names := make([]string, len(schema.Orders))
-	for i, spec := range schema.Orders {
-		names[i] = spec.Name
-	}
-	return 0, errs.Invalidf("unknown order %q: want one of %s", name, strings.Join(names, ", "))
+	return 0, errs.Invalidf("unknown %s %q: want one of %s", what, name, strings.Join(names, ", "))
 }
 
 // MarshalText writes the order's name, as String does; an unknown Order is

@@ -22,7 +22,7 @@ var CommentOrders = [...]CommentOrderSpec{
 	{Ident: "CommentsByTop", Name: "top", Kind: KindNet},
 	{Ident: "CommentsByNew", Name: "new", Kind: KindTime},
 	{Ident: "CommentsByOld", Name: "old", Kind: KindTime, Oldest: true},
-	{Ident: "CommentsByControversy", Name: "controversial", Kind: KindControversy},
+	{Ident: "CommentsByControversy", Name: "controversial", Aliases: []string{"controversy"}, Kind: KindControversy},
 }
 
 // CommentKinds are the kinds of the parents' indexes of comments, each
