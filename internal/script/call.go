@@ -1,8 +1,8 @@
 package script
 
 // This file holds a Call: one run of a script with its KEYS and ARGV, as
-// the struct of the script's arguments builds it (a file per script, named
-// for it), and the pieces those structs are built with.
+// the struct of the script's arguments builds it (args_gen.go, made from
+// the script's header), and the pieces those structs are built with.
 
 import (
 	"errors"
@@ -82,6 +82,14 @@ func NewNames(list []string) *Names {
 // List is the names.
 func (n *Names) List() []string { return n.list }
 
+// size is the number of arguments n is sent as: its length and its names.
+func (n *Names) size() int {
+	if n == nil {
+		return 1
+	}
+	return len(n.args)
+}
+
 // appendList appends to args the list n as a script takes it; none for nil.
 func appendList(args []any, n *Names) []any {
 	if n == nil {
@@ -107,19 +115,6 @@ type Text struct {
 	Name, Value string
 }
 
-// appendTexts appends to args a list of texts, as the library's columns
-// reads it.
-func appendTexts(args []any, texts []Text) []any {
-	args = append(args, len(texts))
-	for _, t := range texts {
-		args = append(args, t.Name)
-	}
-	for _, t := range texts {
-		args = append(args, t.Value)
-	}
-	return args
-}
-
 // An Order is one entry of a script's list of orders ("orders[...]"):
 // those of its columns the script takes, each as the order's row in the
 // orders table gives it (schema.Orders) and, for a window, its cut now.
@@ -135,28 +130,4 @@ type Order struct {
 func OrderOf(o int, cut string) Order {
 	spec := &schema.Orders[o]
 	return Order{Key: spec.Key, Kind: string(spec.Kind), Window: schema.MarkField(spec, ""), Cut: cut}
-}
-
-// appendOrders appends to args a list of orders with the columns named,
-// as the library's columns reads it: its length, then each column's
-// entries.
-func appendOrders(args []any, orders []Order, columns ...string) []any {
-	args = append(args, len(orders))
-	for _, col := range columns {
-		for _, o := range orders {
-			switch col {
-			case "key":
-				args = append(args, o.Key)
-			case "kind":
-				args = append(args, o.Kind)
-			case "window":
-				args = append(args, o.Window)
-			case "cut":
-				args = append(args, o.Cut)
-			default:
-				panic("voting: no column " + col + " of an order")
-			}
-		}
-	}
-	return args
 }

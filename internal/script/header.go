@@ -4,8 +4,9 @@ package script
 // ARGV in the order it takes them, and the Lua that reads them into named
 // locals, which the loader writes at the script's top: a script reads its
 // arguments once, by name, and no Lua reads KEYS or ARGV by a computed
-// place. The Go beside each script (its arguments struct) names the same
-// entries in the same order, which a test checks.
+// place. The Go that builds a script's arguments (its struct and Call,
+// in args_gen.go) is made from the header, so it names the same entries
+// in the same order, which a test checks.
 //
 //	-- KEYS: hash byScore orders[].index record?livePrefix
 //	-- ARGV: member now:num livePrefix orders[key kind] open:flag kinds[name]:place
@@ -33,6 +34,29 @@ package script
 //
 // A script of "reply" answers a status whose detail is Wrote when it wrote
 // (status.go).
+//
+// The header is the one place a script's arguments are written: the Go
+// struct that builds them (args_gen.go) is made from it by go generate
+// (generate.go). Its fields are the entries in the header's order, each
+// named for its entry with the first letter upper and of the type its
+// kind gives: a key a string, a list of keys a []string, an ARGV entry a
+// string, a ":num" an int, a ":flag" a bool, a list of one column a
+// []string. A line of the header says where Go differs:
+//
+//	-- GO: settings Config, orders[].index Indexes, dir any, orders []Order,
+//	--     shared gen
+//
+// Each item names an entry (a list of keys as in KEYS), then its field's
+// name (a word with its first letter upper), its type, or both: string,
+// int, int64, bool, any, []string, *Names (a list of one column made
+// once), []Text (a list of the columns name and value) or []Order (of key,
+// kind, window and cut). A type agrees with the entry's kind: only a flag
+// is a bool, and an entry that says whether an optional key is sent is
+// tested alike in Go and Lua (a flag, a number above 0, a string not
+// empty). "shared gen" says that the ARGV from gen on are the same for
+// every call of a Store: a struct of their own, <Name>Settings, in the
+// field Settings, whose Args are made once, since putting a string in an
+// interface allocates.
 
 import (
 	"fmt"
@@ -53,6 +77,9 @@ type entry struct {
 	field   string
 	columns []string
 	place   bool
+	// goName and goType are the entry's field in the Go struct of the
+	// script's arguments: its name and its type.
+	goName, goType string
 }
 
 // A header is a script's KEYS and ARGV, as its header names them, and what
@@ -61,16 +88,30 @@ type entry struct {
 type header struct {
 	keys, args []entry
 	writes     string
+	// shared is the ARGV entry from which on the arguments are the same
+	// for every call of a Store; "" for none.
+	shared string
 }
 
 // parseHeader reads the header of a script's source.
 func parseHeader(name, src string) (header, error) {
 	var h header
 	var which *[]entry
+	var goLine []string
+	inGo := false
 	found := map[string]bool{}
 	for _, line := range strings.Split(src, "\n") {
 		var rest string
+		if inGo && strings.HasPrefix(line, "--   ") {
+			goLine = append(goLine, strings.TrimPrefix(line, "--"))
+			continue
+		}
+		inGo = false
 		switch {
+		case strings.HasPrefix(line, "-- GO:"):
+			which, inGo = nil, true
+			goLine = append(goLine, strings.TrimPrefix(line, "-- GO:"))
+			continue
 		case strings.HasPrefix(line, "-- WRITES:"):
 			which = nil
 			h.writes = strings.TrimSpace(strings.TrimPrefix(line, "-- WRITES:"))
@@ -120,6 +161,9 @@ func parseHeader(name, src string) (header, error) {
 			return header{}, fmt.Errorf("%s: KEYS and ARGV both name %s", name, e.name)
 		}
 		keys[e.name+"."+e.field] = true
+	}
+	if err := h.readGo(strings.Join(goLine, " ")); err != nil {
+		return header{}, fmt.Errorf("%s: GO: %w", name, err)
 	}
 	return h, nil
 }
@@ -325,17 +369,24 @@ func argValue(e entry, place string) string {
 
 // setCondition is the Lua condition that the ARGV entry name is set.
 func setCondition(h header, name string) string {
+	return bySetKind(h, name, name, name+" > 0", name+" ~= ''")
+}
+
+// bySetKind is, for the ARGV entry name, flag, num or str, as the entry is
+// a flag, a number or a string (so that Go and Lua test whether it is set
+// alike); "false" for no entry of that name.
+func bySetKind(h header, name, flag, num, str string) string {
 	for _, e := range h.args {
 		if e.name != name {
 			continue
 		}
 		switch e.kind {
 		case "num":
-			return name + " > 0"
+			return num
 		case "flag":
-			return name
+			return flag
 		}
-		return name + " ~= ''"
+		return str
 	}
 	return "false"
 }

@@ -1,10 +1,19 @@
 // Package script holds the Lua scripts of the voting package, one per
 // writing operation (so that each is one atomic step and one round trip),
 // each in a file of lua/ that opens with a header naming the KEYS and ARGV
-// it takes (header.go), and beside each the Go that builds those arguments:
-// a struct whose fields name the header's entries in its order, and its
-// Call. The scripts share a library, lua/lib/, a file per concern. They are
+// it takes (header.go), and the Go that builds those arguments: a struct
+// whose fields name the header's entries in its order, and its Call. The
+// scripts share a library, lua/lib/, a file per concern. They are
 // embedded, so that a program needs no files at run time.
+//
+// The header is the one place a script's arguments are written: the
+// structs, their Calls and the variables that load the scripts are made
+// from the headers into args_gen.go (generate.go). After changing a
+// header, or adding a script, run
+//
+//	go generate ./internal/script
+//
+// and commit args_gen.go with it; a test fails while it is stale.
 //
 // Scripts are constants: user input reaches them only as KEYS and ARGV.
 // The rules every script follows:
@@ -76,50 +85,22 @@ func (s *Script) Source() string { return s.src }
 // whether it wrote.
 func (s *Script) Writes() string { return s.header.writes }
 
-// The scripts, one per file of lua/.
-var (
-	post            = loadVariants("post.lua")
-	vote            = loadVariants("vote.lua")
-	addGroups       = load("add_groups.lua")
-	removeGroups    = load("remove_groups.lua")
-	deleteArticle   = loadVariants("delete.lua")
-	clearHistory    = load("clear_history.lua")
-	groupPage       = load("group_page.lua")
-	trimWindow      = load("trim_window.lua")
-	reindexOrders   = loadVariants("reindex_orders.lua")
-	reindexGroup    = load("reindex_group.lua")
-	reindexStart    = load("reindex_start.lua")
-	reindexScan     = load("reindex_scan.lua")
-	reindexDone     = load("reindex_done.lua")
-	reindexComments = load("reindex_comments.lua")
-	after           = load("after.lua")
-	settings        = load("settings.lua")
-	rescore         = load("rescore.lua")
-	rescoreComments = load("rescore_comments.lua")
-	edit            = loadVariants("edit.lua")
-	commentPost     = load("comment_post.lua")
-	commentVote     = load("comment_vote.lua")
-	commentDelete   = load("comment_delete.lua")
-	commentEdit     = load("comment_edit.lua")
-	commentPurge    = load("comment_purge.lua")
-	commentAfter    = load("comment_after.lua")
-	lease           = load("lease.lua")
-)
-
 // All are the scripts, for tests that check each: of one with hooks, its
 // variant for every kind kept.
 func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
-	return []*Script{post.of(every), vote.of(every), addGroups, removeGroups, deleteArticle.of(every), clearHistory,
-		groupPage, trimWindow, reindexOrders.of(every), reindexGroup, reindexStart, reindexScan, reindexDone, after,
-		reindexComments, edit.of(every), settings, rescore, rescoreComments, commentPost, commentVote, commentDelete, commentEdit, commentPurge, commentAfter, lease}
+	return []*Script{postScript.of(every), voteScript.of(every), addGroupsScript, removeGroupsScript, deleteScript.of(every),
+		clearHistoryScript, groupPageScript, trimWindowScript, reindexOrdersScript.of(every), reindexGroupScript,
+		reindexStartScript, reindexScanScript, reindexDoneScript, afterScript, reindexCommentsScript, editScript.of(every),
+		settingsScript, rescoreScript, rescoreCommentsScript, commentPostScript, commentVoteScript, commentDeleteScript,
+		commentEditScript, commentPurgeScript, commentAfterScript, leaseScript}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of
 // the kinds kept, for tests that check each.
 func Variants() []*Script {
 	var out []*Script
-	for _, v := range []variants{post, vote, deleteArticle, reindexOrders, edit} {
+	for _, v := range []variants{postScript, voteScript, deleteScript, reindexOrdersScript, editScript} {
 		out = append(out, v...)
 	}
 	return out

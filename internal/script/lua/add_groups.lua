@@ -4,6 +4,7 @@
 -- KEYS: hash byScore record trimmed sizes indexed settings orders[].index
 -- ARGV: member gen groupPrefix livePrefix maxGroups:num orders[key window cut]
 --       groups[name] unbuilt[field]
+-- GO: settings Config, orders[].index Indexes, orders []Order, unbuilt *Names
 --
 -- livePrefix is '' without live groups; an order's window and cut are ''
 -- for one with no window.

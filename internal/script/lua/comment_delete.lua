@@ -9,6 +9,7 @@
 -- KEYS: hash voted downvoted settings karma?karmaKept
 -- ARGV: gen member commentPrefix votedPrefix downvotedPrefix repliesPrefix
 --       articlePrefix threadPrefix postsPrefix maxClimb:num karmaKept:flag kinds[name]
+-- GO: settings Config
 --
 -- The comment exists when its hash has a time and it is not deleted. The
 -- article's, the parents' and the poster's keys are made here from their

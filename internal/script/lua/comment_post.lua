@@ -8,6 +8,7 @@
 -- ARGV: gen articleMember articleID parentID commentPrefix votedPrefix
 --       repliesPrefix poster body posted cutoffMillis maxDepth:num karmaKept:flag
 --       kinds[name]
+-- GO: settings Config, cutoffMillis int64
 --
 -- article is the article's hash, parent the parent comment's ('' for a
 -- comment on the article itself); posts is the poster's index of comments;

@@ -7,6 +7,7 @@
 -- KEYS: thread settings karma?karmaKept
 -- ARGV: gen articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
 --       postsPrefix batch:num karmaKept:flag kinds[name]
+-- GO: settings Config
 --
 -- articleName is the article's name in the names of its indexes
 -- ("a:7"). The posters' keys are made here from their prefix, and

@@ -4,6 +4,7 @@
 --
 -- KEYS: hash voted downvoted settings karma?karmaKept
 -- ARGV: member user dir nowText gen cutoff:num repliesPrefix karmaKept:flag kinds[name]
+-- GO: settings Config, dir any, cutoff string
 --
 -- The comment exists when its hash has a time and it is not deleted. Each
 -- of its parent's indexes (their names made here from the hash's article

@@ -13,6 +13,7 @@
 --       pendingVoted?historyPrefix pendingDownvoted?historyPrefix
 -- ARGV: member id gen groupPrefix cachePrefix livePrefix postsPrefix
 --       historyPrefix batch:num orders[key] prefix
+-- GO: settings Config, orders[].index Indexes, id ID, orders []Order
 --
 -- historyPrefix is '' without a history.
 --

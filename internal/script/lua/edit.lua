@@ -5,6 +5,7 @@
 --
 -- KEYS: hash byScore settings
 -- ARGV: member id gen texts[name value] link prefix
+-- GO: settings Config, id ID, texts []Text
 --
 -- prefix is the namespace's. The hook of an edit (onEdit, lib/hooks.lua)
 -- of each kind the namespace keeps runs: with unique links, a new link

@@ -12,6 +12,7 @@
 -- KEYS: cache group index byTime trimmed indexed
 -- ARGV: ttlMillis start stop field cut batch:num built cursor afterValue
 --       afterMember
+-- GO: ttlMillis TTLMillis int64, start int64, stop any
 --
 -- ttlMillis is '0' for no cache, stop '' for the size, field '' for an
 -- order with no window, built '' for an index always built, cursor '1' for

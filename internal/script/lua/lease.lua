@@ -5,6 +5,7 @@
 --
 -- KEYS: lease
 -- ARGV: token op ms:num
+-- GO: ms Millis int64
 --
 -- op 'take' takes the lease for token for ms milliseconds if no one holds
 -- it, or renews it if token holds it; 'renew' renews it only if token

@@ -8,6 +8,8 @@
 --       groupPrefix livePrefix texts[name value] link poster posted score
 --       cutoffMillis historyMillis:num
 --       orders[key kind window cut] groups[name] built[field] unbuilt[field]
+-- GO: settings Config, orders[].index Indexes, texts []Text, cutoffMillis
+--     int64, historyMillis int64, orders []Order, built *Names, unbuilt *Names
 --
 -- texts are the article's text fields that no index reads (its title),
 -- stored as they are; livePrefix is '' without live groups, historyMillis

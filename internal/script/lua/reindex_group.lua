@@ -14,6 +14,7 @@
 -- KEYS: group byScore byTime trimmed sizes progress orders[].index
 -- ARGV: run name scanCount articlePrefix recordPrefix livePrefix
 --       orders[key window cut]
+-- GO: orders[].index Indexes, scanCount int, orders []Order
 --
 -- scanCount is how many members SSCAN asks for; livePrefix is '' without
 -- live groups; an order's window and cut are '' for one with no window.

@@ -25,6 +25,7 @@
 -- KEYS: byTime byScore trimmed progress orders[].index
 -- ARGV: run batch:num articlePrefix votedPrefix downvotedPrefix postsPrefix
 --       maxDuplicates:num orders[kind window cut] prefix
+-- GO: orders[].index Indexes, orders []Order
 --
 -- batch is 0 to check the keys alone; an order's window and cut are ''
 -- for one with no window.

@@ -8,6 +8,7 @@
 --
 -- KEYS: record sizes
 -- ARGV: member groupPrefix cachePrefix livePrefix orders[key] groups[name]
+-- GO: orders []Order
 --
 -- orders are all the orders of the table. A group's cached listing of an
 -- order is cachePrefix .. key .. name, its live index livePrefix .. key ..

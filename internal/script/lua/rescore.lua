@@ -7,6 +7,7 @@
 -- KEYS: byTime byScore settings progress
 -- ARGV: gen run from batch:num articlePrefix recordPrefix liveScorePrefix
 --       votedPrefix downvotedPrefix weight:num cutoffMillis:num nowMillis:num
+-- GO: weight string, cutoffMillis int64, nowMillis int64
 --
 -- progress is the hash of where the walks of Rescore go on from: the step
 -- records there, as the walk of run (the weight and cutoff), where the

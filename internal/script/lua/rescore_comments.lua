@@ -11,6 +11,7 @@
 -- KEYS: settings counter progress
 -- ARGV: gen run from:num batch:num commentPrefix votedPrefix
 --       downvotedPrefix cutoffMillis:num nowMillis:num
+-- GO: from int64, cutoffMillis int64, nowMillis int64
 --
 -- gen is the generation of the settings whose cutoff this is: a step of
 -- settings changed since answers 'settings', having written nothing. The

@@ -4,6 +4,7 @@
 --
 -- KEYS: settings indexed byTime
 -- ARGV: gen kinds kindsIfEmpty fields[name value] unmark[field]
+-- GO: fields []Text
 --
 -- gen is the generation the caller read, '' for none: the namespace has
 -- no settings, and this creates them, and the count of the articles the

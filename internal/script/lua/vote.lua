@@ -4,6 +4,8 @@
 --       history?historyMillis
 -- ARGV: member user dir nowText gen prefix cutoff:num historyMillis:num
 --       livePrefix minusTwo minusOne plusOne plusTwo orders[key kind]:place
+-- GO: settings Config, orders[].index Indexes, dir any, cutoff string,
+--     historyMillis int64, orders []Order, shared gen
 --
 -- dir is 'up', 'down' or 'none'; nowText the time of the vote, cutoff in
 -- seconds; historyMillis 0 without a history, livePrefix '' without live

@@ -1,0 +1,438 @@
+package script
+
+// This file makes the Go of the scripts' arguments from their headers
+// (header.go): for each script of lua/, the variable that loads it, the
+// struct of its arguments, and its Call, which sends them in the header's
+// order. go generate writes it to args_gen.go (gen/main.go); a test fails
+// when that file is not what the headers make.
+
+//go:generate go run ./gen
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// goTypes are the types a field of the scripts' arguments may have, and
+// for a list of a struct, the columns its fields give.
+var goTypes = map[string][]string{
+	"string": nil, "int": nil, "int64": nil, "bool": nil, "any": nil,
+	"[]string": nil, "*Names": nil,
+	"[]Text":  {"name", "value"},
+	"[]Order": {"key", "kind", "window", "cut"},
+}
+
+// readGo gives each entry its Go field: the default of its kind, or what
+// the header's GO line says (line, its items joined), and checks that Go
+// and Lua read each entry alike.
+func (h *header) readGo(line string) error {
+	all := map[string]*entry{}
+	for i := range h.keys {
+		e := &h.keys[i]
+		e.goName, e.goType = upperFirst(e.name), "string"
+		if e.list {
+			e.goName, e.goType = upperFirst(e.field)+"Keys", "[]string"
+		}
+		all[e.id()] = e
+	}
+	for i := range h.args {
+		e := &h.args[i]
+		e.goName, e.goType = upperFirst(e.name), "string"
+		switch {
+		case e.kind == "num":
+			e.goType = "int"
+		case e.kind == "flag":
+			e.goType = "bool"
+		case e.list && len(e.columns) == 1:
+			e.goType = "[]string"
+		case e.list:
+			e.goType = ""
+		}
+		all[e.name] = e
+	}
+	said := map[string]bool{}
+	for _, item := range strings.Split(line, ",") {
+		words := strings.Fields(item)
+		if len(words) == 0 {
+			if strings.TrimSpace(line) == "" {
+				break
+			}
+			return fmt.Errorf("an empty item")
+		}
+		if words[0] == "shared" {
+			if len(words) != 2 || !slices.ContainsFunc(h.args, func(e entry) bool { return e.name == words[1] }) {
+				return fmt.Errorf("%q names no ARGV entry", item)
+			}
+			h.shared = words[1]
+			continue
+		}
+		e := all[words[0]]
+		switch {
+		case e == nil:
+			return fmt.Errorf("%q names no entry of the header", strings.TrimSpace(item))
+		case said[words[0]]:
+			return fmt.Errorf("%s twice", words[0])
+		case len(words) > 3:
+			return fmt.Errorf("%q is more than an entry, a name and a type", strings.TrimSpace(item))
+		}
+		said[words[0]] = true
+		for _, w := range words[1:] {
+			if w[0] >= 'A' && w[0] <= 'Z' && isLuaName(w) {
+				e.goName = w
+			} else if _, ok := goTypes[w]; ok {
+				e.goType = w
+			} else {
+				return fmt.Errorf("%q: %q is no Go field name nor a type of one", strings.TrimSpace(item), w)
+			}
+		}
+	}
+	names := map[string]bool{"Settings": h.shared != ""}
+	for i, e := range append(slices.Clone(h.keys), h.args...) {
+		if err := e.checkGo(i < len(h.keys)); err != nil {
+			return err
+		}
+		if names[e.goName] {
+			return fmt.Errorf("two fields named %s", e.goName)
+		}
+		names[e.goName] = true
+	}
+	for _, k := range h.keys {
+		if k.cond == "" {
+			continue
+		}
+		c := all[k.cond]
+		if want := map[string]string{"flag": "bool", "num": "int int64", "": "string"}[c.kind]; !slices.Contains(strings.Fields(want), c.goType) {
+			return fmt.Errorf("key %s is sent when %s is set, which Go (a %s) and Lua would test differently", k.name, c.name, c.goType)
+		}
+	}
+	return nil
+}
+
+// checkGo reports an entry whose Go type does not send what its kind
+// reads: a key a string, a list of keys a []string.
+func (e entry) checkGo(key bool) error {
+	var ok bool
+	switch {
+	case e.goType == "":
+		return nil // a list the GO line gives no type, which only the generator needs
+	case key && e.list:
+		ok = e.goType == "[]string"
+	case key:
+		ok = e.goType == "string"
+	case e.list:
+		cols := goTypes[e.goType] // a struct's, for a list of one
+		ok = len(cols) > 0 && !slices.ContainsFunc(e.columns, func(c string) bool { return !slices.Contains(cols, c) }) ||
+			(e.goType == "[]string" || e.goType == "*Names") && len(e.columns) == 1
+	case e.kind == "flag":
+		ok = e.goType == "bool"
+	default:
+		ok = slices.Contains([]string{"string", "int", "int64", "any"}, e.goType)
+	}
+	if !ok {
+		return fmt.Errorf("%s is a %s, which does not send what its kind reads", e.name, e.goType)
+	}
+	return nil
+}
+
+// id is how an entry is named in a GO line and in its field's tag: a
+// list of keys as "list[].field", any other entry by its name.
+func (e entry) id() string {
+	if e.list && e.field != "" {
+		return e.name + "[]." + e.field
+	}
+	return e.name
+}
+
+// upperFirst is s with its first letter upper.
+func upperFirst(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// GoArguments is the Go source of args_gen.go, before gofmt: for each
+// script, in the order of its file's name, the variable that loads it
+// (of variants when it runs hooks), the struct of its arguments and its
+// Call.
+func GoArguments() (string, error) {
+	files, err := fs.Glob(luaFiles, "lua/*.lua")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("// Code generated by go generate (gen/main.go) from the headers of lua/*.lua; DO NOT EDIT.\n\n")
+	b.WriteString("package script\n")
+	for _, file := range files {
+		name := path.Base(file)
+		src := Source(name)
+		h, err := parseHeader(name, src)
+		if err != nil {
+			return "", err
+		}
+		if err := writeArguments(&b, name, h, runsHooks(src)); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// runsHooks reports whether a script's source names the table of hooks
+// of an event (lib/hooks.lua): a script with variants.
+func runsHooks(src string) bool {
+	code := luaCode(src)
+	return slices.ContainsFunc(events, func(ev string) bool { return usesName(code, "on"+ev) })
+}
+
+// writeArguments writes the Go of one script's arguments.
+func writeArguments(b *strings.Builder, name string, h header, hooks bool) error {
+	if hooks && slices.ContainsFunc(append(slices.Clone(h.keys), h.args...), func(e entry) bool { return e.goName == "Kinds" }) {
+		return fmt.Errorf("%s: a field named Kinds, which holds the kinds kept of a script with hooks", name)
+	}
+	for _, e := range h.args {
+		if e.goType == "" {
+			return fmt.Errorf("%s: list %s of %d columns has no Go type in the GO line", name, e.name, len(e.columns))
+		}
+	}
+	base := strings.TrimSuffix(name, ".lua")
+	var typ string
+	for _, part := range strings.Split(base, "_") {
+		typ += upperFirst(part)
+	}
+	variable := strings.ToLower(typ[:1]) + typ[1:] + "Script"
+	own, shared := h.args, []entry(nil)
+	if h.shared != "" {
+		i := slices.IndexFunc(h.args, func(e entry) bool { return e.name == h.shared })
+		own, shared = h.args[:i], h.args[i:]
+	}
+	// Where each field is: the struct's own, or its shared settings'.
+	at := map[string]string{}
+	for _, e := range append(slices.Clone(h.keys), own...) {
+		at[e.id()] = "x." + e.goName
+	}
+	for _, e := range shared {
+		at[e.name] = "s." + e.goName
+	}
+
+	load := "load"
+	if hooks {
+		load = "loadVariants"
+	}
+	fmt.Fprintf(b, "\n// %s is %s.\nvar %s = %s(%q)\n", variable, name, variable, load, name)
+
+	kinds := "\n\tKinds Kinds // the kinds of index kept that have hooks: the variant that runs\n"
+	doc := fmt.Sprintf("%s are %s's KEYS and ARGV: its header, and the comment under it, say what each is.", typ, name)
+	if shared != nil {
+		doc += fmt.Sprintf(" Those from %s on are the same for every call of a Store: %sSettings, made once.", h.shared, typ)
+	}
+	writeComment(b, doc)
+	fmt.Fprintf(b, "type %s struct {\n", typ)
+	writeFields(b, h, h.keys)
+	b.WriteString("\n")
+	writeFields(b, h, own)
+	if shared != nil {
+		fmt.Fprintf(b, "Settings *%sSettings\n", typ)
+	} else if hooks {
+		b.WriteString(kinds)
+	}
+	b.WriteString("}\n")
+	if shared != nil {
+		writeComment(b, fmt.Sprintf("%sSettings are %s's ARGV from %s on, the same for every call of a Store; "+
+			"Args makes them once, since putting a string in an interface allocates.", typ, name, h.shared))
+		fmt.Fprintf(b, "type %sSettings struct {\n", typ)
+		writeFields(b, h, shared)
+		if hooks {
+			b.WriteString(kinds)
+		}
+		b.WriteString("args []any\n}\n")
+		fmt.Fprintf(b, "\n// Args are the settings as %s takes them, made on the first call.\n// Make them before the %sSettings are shared.\n", name, typ)
+		fmt.Fprintf(b, "func (s *%sSettings) Args() []any {\nif s.args == nil {\n", typ)
+		writeArgs(b, shared, at, "")
+		b.WriteString("s.args = args\n}\nreturn s.args\n}\n")
+	}
+
+	fmt.Fprintf(b, "\n// Call is the run of %s with these arguments.\nfunc (x *%s) Call() Call {\n", name, typ)
+	if shared != nil {
+		b.WriteString("s := x.Settings\n")
+	}
+	writeKeys(b, h, at)
+	if shared != nil {
+		b.WriteString("settings := s.Args()\n")
+		writeArgs(b, own, at, "len(settings)")
+		b.WriteString("args = append(args, settings...)\n")
+	} else {
+		writeArgs(b, own, at, "")
+	}
+	script := variable
+	if hooks {
+		kindsAt := "x.Kinds"
+		if shared != nil {
+			kindsAt = "s.Kinds"
+		}
+		script = fmt.Sprintf("%s.of(%s)", variable, kindsAt)
+	}
+	fmt.Fprintf(b, "return Call{Script: %s, Keys: keys, Args: args}\n}\n", script)
+	return nil
+}
+
+// writeComment writes a doc comment of text, after a blank line, in lines
+// of at most 76 characters.
+func writeComment(b *strings.Builder, text string) {
+	b.WriteString("\n//")
+	n := 2
+	for _, w := range strings.Fields(text) {
+		if n+1+len(w) > 76 {
+			b.WriteString("\n//")
+			n = 2
+		}
+		b.WriteString(" " + w)
+		n += 1 + len(w)
+	}
+	b.WriteString("\n")
+}
+
+// writeFields writes the fields of entries, each tagged with the name
+// header_test.go reads (a list of keys as KEYS names it).
+func writeFields(b *strings.Builder, h header, entries []entry) {
+	for _, e := range entries {
+		fmt.Fprintf(b, "%s %s `lua:%q`", e.goName, e.goType, e.id())
+		if e.cond != "" {
+			fmt.Fprintf(b, " // sent when %s", goSetText(h, e.cond))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// goSetText says in words that the ARGV entry name is set.
+func goSetText(h header, name string) string {
+	n := upperFirst(name)
+	for _, e := range h.args {
+		if e.name == name {
+			n = e.goName
+		}
+	}
+	return bySetKind(h, name, n, n+" is above 0", n+" is not empty")
+}
+
+// writeKeys writes the Go that makes keys: a literal when their number
+// is fixed, else made at its size and appended to.
+func writeKeys(b *strings.Builder, h header, at map[string]string) {
+	var fixed []string
+	var sizes []string
+	n := 0
+	for _, e := range h.keys {
+		switch {
+		case e.list:
+			sizes = append(sizes, "len("+at[e.id()]+")")
+		default:
+			n++
+		}
+		if e.cond == "" && !e.list {
+			fixed = append(fixed, at[e.name])
+		}
+	}
+	if len(fixed) == len(h.keys) {
+		fmt.Fprintf(b, "keys := []string{%s}\n", strings.Join(fixed, ", "))
+		return
+	}
+	fmt.Fprintf(b, "keys := make([]string, 0, %s)\n", strings.Join(append([]string{fmt.Sprint(n)}, sizes...), "+"))
+	// Runs of keys sent together: with no condition, or with the same.
+	var run []string
+	cond := ""
+	flush := func() {
+		switch {
+		case len(run) == 0:
+		case cond == "":
+			fmt.Fprintf(b, "keys = append(keys, %s)\n", strings.Join(run, ", "))
+		default:
+			fmt.Fprintf(b, "if %s {\nkeys = append(keys, %s)\n}\n", goSet(h, cond, at), strings.Join(run, ", "))
+		}
+		run = nil
+	}
+	for _, e := range h.keys {
+		if e.list || e.cond != cond {
+			flush()
+			cond = e.cond
+		}
+		if e.list {
+			fmt.Fprintf(b, "keys = append(keys, %s...)\n", at[e.id()])
+			continue
+		}
+		run = append(run, at[e.name])
+	}
+	flush()
+}
+
+// goSet is the Go condition that the ARGV entry name is set, as Lua tests
+// it (setCondition): readGo has checked that its Go type is of its kind.
+func goSet(h header, name string, at map[string]string) string {
+	v := at[name]
+	return bySetKind(h, name, v, v+" > 0", v+` != ""`)
+}
+
+// writeArgs writes the Go that makes args, the ARGV entries, made at their
+// size (and more, the size of what is appended after) and appended to:
+// each list as its length and then each column's entries, as the
+// library's columns reads it.
+func writeArgs(b *strings.Builder, entries []entry, at map[string]string, more string) {
+	const list = "args"
+	n := 0
+	var sizes []string
+	if more != "" {
+		sizes = append(sizes, more)
+	}
+	for _, e := range entries {
+		switch {
+		case e.goType == "*Names":
+			sizes = append(sizes, at[e.name]+".size()")
+		case e.list:
+			n++
+			size := "len(" + at[e.name] + ")"
+			if len(e.columns) > 1 {
+				size = fmt.Sprintf("%d*%s", len(e.columns), size)
+			}
+			sizes = append(sizes, size)
+		default:
+			n++
+		}
+	}
+	if len(sizes) == 0 {
+		values := make([]string, len(entries))
+		for i, e := range entries {
+			values[i] = at[e.name]
+			if e.goType == "bool" {
+				values[i] = "Flag(" + values[i] + ")"
+			}
+		}
+		fmt.Fprintf(b, "%s := []any{%s}\n", list, strings.Join(values, ", "))
+		return
+	}
+	fmt.Fprintf(b, "%s := make([]any, 0, %s)\n", list, strings.Join(append([]string{fmt.Sprint(n)}, sizes...), "+"))
+	var run []string
+	flush := func() {
+		if len(run) > 0 {
+			fmt.Fprintf(b, "%s = append(%s, %s)\n", list, list, strings.Join(run, ", "))
+			run = nil
+		}
+	}
+	for _, e := range entries {
+		v := at[e.name]
+		switch {
+		case e.goType == "*Names":
+			flush()
+			fmt.Fprintf(b, "%s = appendList(%s, %s)\n", list, list, v)
+		case e.goType == "[]string":
+			flush()
+			fmt.Fprintf(b, "%s = appendNames(%s, %s)\n", list, list, v)
+		case e.list:
+			run = append(run, "len("+v+")")
+			flush()
+			for _, col := range e.columns {
+				fmt.Fprintf(b, "for _, el := range %s {\n%s = append(%s, el.%s)\n}\n", v, list, list, upperFirst(col))
+			}
+		case e.goType == "bool":
+			run = append(run, "Flag("+v+")")
+		default:
+			run = append(run, v)
+		}
+	}
+	flush()
+}
