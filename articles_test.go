@@ -18,6 +18,7 @@ import (
 )
 
 func TestPostArticleWritesTheBookLayout(t *testing.T) {
+	t.Parallel()
 	// A Store that lists groups through the book's cache makes a namespace
 	// with no live group indexes: the book's layout and the library's own.
 	e := newEnv(t, voting.WithGroupCacheTTL(voting.DefaultGroupCacheTTL))
@@ -89,6 +90,7 @@ func TestPostArticleWritesTheBookLayout(t *testing.T) {
 }
 
 func TestPostArticleKeepsFractionalTime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.clock.set(time.Unix(1795304999, 330980000))
 	id := e.post("alice", "fractional")
@@ -111,6 +113,7 @@ func TestPostArticleKeepsFractionalTime(t *testing.T) {
 // written exactly, before 1970 too (not a second early, "-1.75" for -0.25),
 // and reads back as the time it was posted at.
 func TestPostArticleStoresFractionalTimesExactly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		at   time.Time
 		want string
@@ -154,6 +157,7 @@ func TestPostArticleStoresFractionalTimesExactly(t *testing.T) {
 // would be, nor the largest turned negative; a post past the largest id
 // fails and writes nothing.
 func TestPostArticleKeepsLargeIdsExact(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tt := range []struct{ counter, want string }{
 		{"9007199254740992", "9007199254740993"}, // 2^53: the next id is odd
@@ -189,6 +193,7 @@ func TestPostArticleKeepsLargeIdsExact(t *testing.T) {
 }
 
 func TestPostArticleRefusesATakenID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "one")
 	e.do("SET", e.key("article:"), 0) // the counter was reset
@@ -201,6 +206,7 @@ func TestPostArticleRefusesATakenID(t *testing.T) {
 }
 
 func TestArticle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "read me")
 	e.vote("bob", id, voting.Down)
@@ -222,6 +228,7 @@ func TestArticle(t *testing.T) {
 }
 
 func TestServesTheBooksData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	now := unix(start) - 0.6690195 // time.time() as the book would store it
 	e.bookPost("1", "user:83271", now)
@@ -260,6 +267,7 @@ func TestServesTheBooksData(t *testing.T) {
 // one round trip, ids with no article left out, an id given twice given
 // twice, each article as Article gives it; a malformed id is ErrInvalid.
 func TestArticlesReadsABatch(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := postMany(e, 30)
 	if err := e.store.DeleteArticle(ctx, ids[3]); err != nil {
@@ -334,6 +342,7 @@ func TestArticlesReadsABatch(t *testing.T) {
 // link and writes nothing else; no article is ErrNotFound, bad input
 // ErrInvalid, and neither writes anything.
 func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithUserHistory(time.Hour))
 	id := e.post("alice", "first", "go", "redis")
 	e.vote("bob", id, voting.Down)
@@ -374,6 +383,7 @@ func TestEditArticleChangesTitleAndLinkAlone(t *testing.T) {
 }
 
 func TestAUsersArticlesNewestFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithPageSize(2))
 	var alice []string
 	for i := range 3 {

@@ -1361,6 +1361,7 @@ func BenchmarkGrowth(b *testing.B) {
 // figures docs/operations.md ("Memory") quotes (go test -v -run Memory) and
 // fails if an article grows past a bound.
 func TestMemoryPerArticle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if !e.real() {
 		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
@@ -1406,6 +1407,7 @@ func TestMemoryPerArticle(t *testing.T) {
 // costs per article, as docs/operations.md ("Memory") quotes it (go test -v
 // -run MemoryPerOrder), and fails if an entry grows past a bound.
 func TestMemoryPerOrder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...))
 	if !e.real() {
 		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
@@ -1618,6 +1620,7 @@ func benchRounds(b *testing.B) int {
 // index of each order costs per article, as docs/operations.md quotes it (go test
 // -v -run MemoryPerLiveEntry), and fails if an entry grows past a bound.
 func TestMemoryPerLiveEntry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
 	if !e.real() {
 		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)
@@ -1724,6 +1727,7 @@ func BenchmarkLifecycle(b *testing.B) {
 // group, as docs/operations.md quotes them (go test -v -run
 // MemoryPerHistoryEntry), and fails if an entry grows past a bound.
 func TestMemoryPerHistoryEntry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
 	if !e.real() {
 		t.Skip("MEMORY USAGE needs a real server; set " + redisAddrEnv)

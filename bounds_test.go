@@ -78,6 +78,7 @@ func dumpDiff(before, after string) string {
 // script that fails after its first writes leaves them: an id taken, a hash,
 // group sets, with no record of the article's groups.
 func TestPostPastMaxGroupsWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "first", "g1")
 	before := e.dump()
@@ -94,6 +95,7 @@ func TestPostPastMaxGroupsWritesNothing(t *testing.T) {
 // than a call may name is refused with ErrInvalid before anything is
 // written.
 func TestAddToGroupsPastMaxGroupsWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "first", "start")
 	before := e.dump()
@@ -110,6 +112,7 @@ func TestAddToGroupsPastMaxGroupsWritesNothing(t *testing.T) {
 // more groups than a call may name is refused with ErrInvalid, as adding it
 // is, and writes nothing: not even the groups named that hold it lose it.
 func TestRemoveFromGroupsPastMaxGroupsWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "first", "g1", "g2")
 	before := e.dump()
@@ -126,6 +129,7 @@ func TestRemoveFromGroupsPastMaxGroupsWritesNothing(t *testing.T) {
 // call may is taken: a post, a removal from all of them and an addition to
 // all of them again.
 func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithLiveGroups(), voting.WithOrders(voting.Orders()...))
 	groups := numberedGroups("g", voting.MaxGroups)
 	sorted := append([]string(nil), groups...)
@@ -154,6 +158,7 @@ func TestPostAtMaxGroupsIsAccepted(t *testing.T) {
 // would take it past is refused with ErrInvalid, saying how many it would
 // be in, and writes nothing; a group it is in already does not count twice.
 func TestAddToGroupsPastMaxGroupsInAllWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithLiveGroups())
 	groups := numberedGroups("g", voting.MaxGroups)
 	id := e.post("alice", "nearly full", groups[:voting.MaxGroups-1]...)
@@ -177,6 +182,7 @@ func TestAddToGroupsPastMaxGroupsInAllWritesNothing(t *testing.T) {
 // TestAGroupNamedTwiceCountsOnce: a post or a group change may name a group
 // more than once; it counts once, towards MaxGroups too.
 func TestAGroupNamedTwiceCountsOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	groups := numberedGroups("g", voting.MaxGroups)
 	id, err := e.store.PostArticle(ctx, "alice", "twice", "https://example.com/twice", append(groups, groups...)...)
@@ -197,6 +203,7 @@ func TestAGroupNamedTwiceCountsOnce(t *testing.T) {
 // refused with ErrInvalid and write nothing; MaxGroups + 1 names of which
 // two are the same are MaxGroups groups, and accepted.
 func TestCallsOneGroupPastMaxGroupsWriteNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "first", "g1")
 	past := numberedGroups("g", voting.MaxGroups+1)

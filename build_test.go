@@ -64,6 +64,7 @@ func buildData(e *env, n int) []string {
 // listings then answer as any other, and the namespace's invariants hold.
 // A Store given WithAutoReindex(false) leaves them unbuilt.
 func TestAnIndexAddedBuildsItself(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithGroupCacheTTL(0))
 	ids := buildData(e, 40)
 	off := e.with(voting.WithOrders(voting.ByHot), voting.WithKarma())
@@ -127,6 +128,7 @@ func TestAnIndexAddedBuildsItself(t *testing.T) {
 // and the lease lapses, the next listing that finds the index unbuilt
 // starts this Store's builder, which builds it.
 func TestOneBuilderAtATime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	buildData(e, 30)
 	// Another process's builder, which will die: its lease, unrenewed.
@@ -185,6 +187,7 @@ func TestOneBuilderAtATime(t *testing.T) {
 // flight has ended, gives the lease up, and no step follows; the run is
 // left where it stood, and another Store's Reindex goes on with it.
 func TestCloseStopsTheBuilder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	buildData(e, 60)
 	s := e.with(voting.WithOrders(voting.ByBest), builder)
@@ -231,6 +234,7 @@ func TestCloseStopsTheBuilder(t *testing.T) {
 // TestAnEmptyNamespaceNeedsNoBuild: a Store that adds an index to a
 // namespace with no article starts no builder: there is nothing to build.
 func TestAnEmptyNamespaceNeedsNoBuild(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.with(voting.WithOrders(voting.ByHot), voting.WithKarma(), builder)
 	defer s.Close()

@@ -65,6 +65,7 @@ func waitFor(ok func() bool) bool {
 }
 
 func TestClientCacheServesARepeatedPage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	trips := roundtrip.New(e.redis())
@@ -145,6 +146,7 @@ func TestClientCacheServesARepeatedPage(t *testing.T) {
 // A page of a window (TopDay to TopYear) changes with the time, not only
 // with keys: it is never kept.
 func TestClientCacheKeepsNoWindow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	trips := roundtrip.New(e.redis())
@@ -168,6 +170,7 @@ func TestClientCacheKeepsNoWindow(t *testing.T) {
 
 // The cache keeps at most its number of pages.
 func TestClientCacheIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	postMany(e, 10)
@@ -190,6 +193,7 @@ func TestClientCacheIsBounded(t *testing.T) {
 // vote the Store acknowledged as missing: each goroutine votes on an
 // article of its own and reads the front page right after each vote.
 func TestClientCacheShowsEveryAcknowledgedVote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	const writers, votes = 4, 25
@@ -324,6 +328,7 @@ func TestClientCacheCloses(t *testing.T) {
 
 // A Store closed before its first call starts nothing.
 func TestClientCacheClosedUnused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, err := voting.New(e.pool, voting.WithPrefix(e.prefix), voting.WithClientCache(4))
 	if err != nil {
@@ -347,6 +352,7 @@ func TestClientCacheClosedUnused(t *testing.T) {
 // round trip. A window's page that trims aged-out articles has written,
 // and empties it.
 func TestClientCacheOutlivesReads(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	trips := roundtrip.New(e.redis())
@@ -512,6 +518,7 @@ func TestClientCacheUnderAnACLUser(t *testing.T) {
 // TestDocsCacheACLIsTheTestedOne: the operations guide's second ACL line,
 // for the cache, grants exactly what TestClientCacheUnderAnACLUser grants.
 func TestDocsCacheACLIsTheTestedOne(t *testing.T) {
+	t.Parallel()
 	guide, err := os.ReadFile(aclGuide)
 	if err != nil {
 		t.Fatal(err)
@@ -622,6 +629,7 @@ func TestCacheStatsCount(t *testing.T) {
 // at once, more than 8 votes in flight so that they share connections, and
 // every read shows the vote its goroutine was told had landed.
 func TestClientCacheShowsEverySharedVote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	if e.isCluster() {
@@ -877,6 +885,7 @@ func (c *lateConn) ReceiveContext(ctx context.Context) (any, error) {
 // call's vote has returned, gives the page as it was, and the next read
 // shows the vote.
 func TestClientCacheKeepsNoPageReadAcrossAWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	ids := postMany(e, 3)

@@ -322,6 +322,7 @@ func (e *env) checkCommentKarma(c redis.Conn, comments map[string]*storedComment
 }
 
 func TestInvariantCheckerFindsEachCommentBreak(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		corrupt func(e *env, article, top, reply string)

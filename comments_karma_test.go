@@ -23,6 +23,7 @@ func commentKarmaOf(t *testing.T, s *voting.Store, user string) int64 {
 }
 
 func TestCommentKarmaMovesWithEveryVote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	a := e.post("alice", "discussed")
 	c := e.comment("bob", a, "", "first!")
@@ -122,6 +123,7 @@ func TestCommentKarmaMovesWithEveryVote(t *testing.T) {
 // discussion takes each comment's part from its poster's sum, and a
 // commenter with no comment left out of karma-comments:.
 func TestDeleteArticleTakesItsCommentKarma(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	a := e.post("alice", "going")
 	b := e.post("alice", "staying")
@@ -146,6 +148,7 @@ func TestDeleteArticleTakesItsCommentKarma(t *testing.T) {
 }
 
 func TestCommentKarmaNeedsItsOption(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "first")
 	c := e.comment("bob", a, "", "a comment")
@@ -176,6 +179,7 @@ func TestCommentKarmaNeedsItsOption(t *testing.T) {
 // sets; a vote by a karma Store on an uncounted comment counts it; a
 // second run changes nothing.
 func TestReindexCountsCommentKarma(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	c := e.comment("bob", a, "", "first")
@@ -286,6 +290,7 @@ func commentSite(e *env) []string {
 // comment's part of karma gone, Reindex, cut short over many calls or run
 // in one, writes back exactly what there was.
 func TestReindexRebuildsCommentIndexes(t *testing.T) {
+	t.Parallel()
 	for _, cut := range []bool{false, true} {
 		t.Run(fmt.Sprintf("cut short %v", cut), func(t *testing.T) {
 			e := newEnv(t, voting.WithKarma())
@@ -333,6 +338,7 @@ func TestReindexRebuildsCommentIndexes(t *testing.T) {
 // skipped and counted; a parent's index of the wrong type stops the run
 // with ErrCorrupt naming it, and a later run, once it is sound, completes.
 func TestReindexOfCommentsSkipsAndRefuses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	c := e.comment("bob", a, "", "first")
@@ -366,6 +372,7 @@ func TestReindexOfCommentsSkipsAndRefuses(t *testing.T) {
 // expired, Reindex counts its part from its counters less the poster's own
 // vote as the hash keeps it: switched, taken back, or the post's up-vote.
 func TestReindexCountsClosedCommentsByThePostersOwnVote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	switched := e.comment("bob", a, "", "first")
@@ -412,6 +419,7 @@ func TestReindexCountsClosedCommentsByThePostersOwnVote(t *testing.T) {
 // TestReindexChecksCommentKarmaFirst: karma-comments: of the wrong type
 // stops Reindex before it writes any index (its progress, reindex:, aside).
 func TestReindexChecksCommentKarmaFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	a := e.post("alice", "discussed")
 	e.comment("bob", a, "", "first")
@@ -433,6 +441,7 @@ func TestReindexChecksCommentKarmaFirst(t *testing.T) {
 // naming it, once karma is out of the settings; a call once it is sound
 // finishes.
 func TestStopKeepingKarmaRefusesCorruptComments(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		corrupt func(e *env) string

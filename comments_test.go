@@ -47,6 +47,7 @@ func commentIDs(comments []voting.Comment) []string {
 }
 
 func TestPostCommentStoresTheComment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	e.advance(time.Minute)
@@ -107,6 +108,7 @@ func TestPostCommentStoresTheComment(t *testing.T) {
 }
 
 func TestPostCommentRefusesBadInputAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	other := e.post("alice", "elsewhere")
@@ -163,6 +165,7 @@ func TestPostCommentRefusesBadInputAndWritesNothing(t *testing.T) {
 }
 
 func TestVoteCommentMovesItAmongItsSiblings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	first := e.comment("bob", a, "", "first")
@@ -238,6 +241,7 @@ func (e *env) thread(tops int) (string, []string) {
 }
 
 func TestCommentsInEachOrderByPageAndCursor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ids := e.thread(5)
 	e.voteComment("hater1", ids[1], voting.Down)
@@ -335,6 +339,7 @@ func TestOneNameReadsTheSameOrderOfArticlesAndComments(t *testing.T) {
 }
 
 func TestCommentsOfAParent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	other := e.post("alice", "elsewhere")
@@ -357,6 +362,7 @@ func TestCommentsOfAParent(t *testing.T) {
 }
 
 func TestDeleteCommentLeavesATombstoneOrNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	top := e.comment("bob", a, "", "top")
@@ -426,6 +432,7 @@ func TestDeleteCommentLeavesATombstoneOrNothing(t *testing.T) {
 }
 
 func TestEditAndUserComments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	var mine []string
@@ -465,6 +472,7 @@ func TestEditAndUserComments(t *testing.T) {
 }
 
 func TestThreadReadsATreeInBoundedRoundTrips(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	trips := roundtrip.New(e.redis())
 	s, err := voting.New(trips, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
@@ -518,6 +526,7 @@ func TestThreadReadsATreeInBoundedRoundTrips(t *testing.T) {
 }
 
 func TestDeleteArticleTakesItsDiscussion(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	kept := e.post("alice", "kept")
@@ -552,6 +561,7 @@ func TestDeleteArticleTakesItsDiscussion(t *testing.T) {
 // A chain of tombstones longer than one step climbs goes a hundred at a
 // time, each step reading every parent whose count it lowers.
 func TestDeleteCommentClimbsAHundredTombstones(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "deep")
 	chain := []string{e.comment("bob", a, "", "0")}
@@ -595,6 +605,7 @@ func TestDeleteCommentClimbsAHundredTombstones(t *testing.T) {
 // A reply whose parent a deletion of the article took already (a
 // DeleteArticle cut short) is deleted without a count to lower.
 func TestDeleteCommentOfAParentGoneAlready(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "going")
 	p := e.comment("bob", a, "", "parent")
@@ -612,6 +623,7 @@ func TestDeleteCommentOfAParentGoneAlready(t *testing.T) {
 // indentation and spaces at either end, as posted and as edited, in every
 // read.
 func TestACommentBodyIsMultiLineText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	long := strings.Repeat("\n", voting.MaxCommentLen-1) + "x"
@@ -674,6 +686,7 @@ func firstBody(page []voting.Comment) string {
 // TestACommentPageTooFarOnIsEmpty: a page number so large that its bounds
 // overflow is past the end of every list of comments, as of articles.
 func TestACommentPageTooFarOnIsEmpty(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	top := e.comment("bob", a, "", "first")
@@ -702,6 +715,7 @@ func TestACommentPageTooFarOnIsEmpty(t *testing.T) {
 // comment's id, as an article cursor holds the article's, not the
 // namespace's key of it, and a walk by cursor still lists every comment.
 func TestACommentCursorCarriesNoKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	var ids []string
@@ -746,6 +760,7 @@ func TestACommentCursorCarriesNoKey(t *testing.T) {
 // posting time plus the cutoff is closed, and a millisecond before it is
 // open, by the Store's clock alone (Redis's keeps the voter sets).
 func TestACommentVoteAtTheCutoffIsClosed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(time.Hour))
 	a := e.post("alice", "discussed")
 	open := e.comment("bob", a, "", "open")
@@ -769,6 +784,7 @@ func TestACommentVoteAtTheCutoffIsClosed(t *testing.T) {
 // oldest first whose comment is deleted since goes on with the comments
 // after it, those of the same second among them, each once.
 func TestAnOldestFirstCursorPastADeletedComment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	var ids []string
@@ -801,6 +817,7 @@ func TestAnOldestFirstCursorPastADeletedComment(t *testing.T) {
 // takes the Store's page size for its top comments, or fewer where the
 // tree would pass MaxThreadNodes, at any page size.
 func TestThreadsDefaultFitsLargePageSizes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	for i := range 5 {
@@ -819,6 +836,7 @@ func TestThreadsDefaultFitsLargePageSizes(t *testing.T) {
 // TestAReplyAtMaxCommentDepth: a reply at MaxCommentDepth is taken, one a
 // level deeper is refused and writes nothing.
 func TestAReplyAtMaxCommentDepth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	top := e.comment("bob", a, "", "top")
@@ -845,6 +863,7 @@ func TestAReplyAtMaxCommentDepth(t *testing.T) {
 // TestReindexSkipsAReplyWhoseParentIsGone: Reindex skips and counts a
 // reply whose parent comment's hash is gone, and indexes the others.
 func TestReindexSkipsAReplyWhoseParentIsGone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "discussed")
 	gone := e.comment("bob", a, "", "gone")

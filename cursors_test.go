@@ -56,6 +56,7 @@ func walk(t *testing.T, s *voting.Store, group string, order voting.Order, betwe
 // pages of cursors are the numbered pages, for every order, the site's and
 // a group's, live groups on and off; a cursor is URL-safe text.
 func TestCursorWalkIsTheListing(t *testing.T) {
+	t.Parallel()
 	urlSafe := regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
@@ -94,6 +95,7 @@ func TestCursorWalkIsTheListing(t *testing.T) {
 // TestCursorOfAnotherListingIsRefused: a cursor that does not parse, or
 // that another order's or group's listing gave, is ErrInvalid.
 func TestCursorOfAnotherListingIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithPageSize(1))
 	e.post("alice", "one", "g", "h")
 	e.post("bob", "two", "g", "h")
@@ -155,6 +157,7 @@ func TestCursorOfAnotherListingIsRefused(t *testing.T) {
 // whatever moved the others across the cursor. Every order, the site's and
 // a group's, live groups on and off.
 func TestCursorWalkUnderWrites(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
 			opts := []voting.Option{voting.WithOrders(extraOrders...), voting.WithPageSize(5), voting.WithGroupCacheTTL(0)}
@@ -230,6 +233,7 @@ func TestCursorWalkUnderWrites(t *testing.T) {
 // article is the one the cursor page gives, for the site and a group, and
 // goes on to the next page.
 func TestCursorIsThePagesCursor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithPageSize(2), voting.WithOrders(voting.ByHot), voting.WithLiveGroups())
 	for i := range 5 {
 		e.post("alice", fmt.Sprintf("a%d", i), "go")
@@ -267,6 +271,7 @@ func TestCursorIsThePagesCursor(t *testing.T) {
 // article in the site's index since: 5 down-votes on the last article of
 // page 1 must not end the walk, 5 up-votes must not repeat page 1.
 func TestCursorOnACachedGroupListing(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []voting.Direction{voting.Down, voting.Up} {
 		t.Run(dir.String(), func(t *testing.T) {
 			e := newEnv(t, bookCache, voting.WithPageSize(3))
@@ -304,6 +309,7 @@ func TestCursorOnACachedGroupListing(t *testing.T) {
 // live, and writes nothing: never Redis's own script error. Values as
 // Redis and miniredis write them are taken.
 func TestCursorValuesRedisRefuses(t *testing.T) {
+	t.Parallel()
 	refused := []string{
 		"1e-400", "-1e-400", "1_0", "0x1_0p0", "0x10", "0x1p-2", "Inf", "-Inf", "+Inf", "infinity",
 		"NaN", "nan", "+5", ".5", "5.", " 5", "5 ", "1e", "--1", "",
@@ -355,6 +361,7 @@ func TestCursorValuesRedisRefuses(t *testing.T) {
 // again. Once the cache has expired, the next page builds it afresh from
 // the site's values, and the cursor is made from those.
 func TestCursorAnArticleThatLeftTheCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithPageSize(2))
 	ids := make([]string, 5)
 	for i := range ids {

@@ -26,6 +26,7 @@ import (
 )
 
 func TestRoundTrips(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	counter := roundtrip.New(e.redis())
 	s, err := voting.New(counter, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix))
@@ -111,6 +112,7 @@ func TestRoundTrips(t *testing.T) {
 // TestRoundTripsOfIndexesThatMayNotBeBuilt: a listing or count of an index
 // that may not be built reads its mark in the round trip of its page.
 func TestRoundTripsOfIndexesThatMayNotBeBuilt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	counter := roundtrip.New(e.redis())
 	s, err := voting.New(counter, voting.WithClock(e.clock.Now), voting.WithPrefix(e.prefix),
@@ -324,6 +326,7 @@ func calls(s *voting.Store, id string) map[string]func(context.Context) error {
 }
 
 func TestCanceledContextWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "target")
 	var timeouts []time.Duration
@@ -351,6 +354,7 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 }
 
 func TestDeadlineBoundsEachConnKind(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "target")
 	var timeouts []time.Duration
@@ -408,27 +412,34 @@ func silentServer(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// TestDeadlineEndsCallsToAServerThatNeverAnswers: each call, on a
+// connection of its own, waits for its deadline at the same time as the
+// others.
 func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
+	t.Parallel()
 	addr := silentServer(t)
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
 	defer pool.Close()
 	var timeouts []time.Duration
 	stores := connKinds(t, pool, "", &timeouts)
 	delete(stores, "plain") // a plain connection has no way to stop waiting
+	var wg sync.WaitGroup
 	for kind, s := range stores {
 		for name, call := range calls(s, "1") {
-			dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-			begun := time.Now()
-			err := call(dctx)
-			cancel()
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("%s over %s conn = %v, want context.DeadlineExceeded", name, kind, err)
-			}
-			if waited := time.Since(begun); waited > 10*time.Second {
-				t.Errorf("%s over %s conn waited %v past a 100ms deadline", name, kind, waited)
-			}
+			wg.Go(func() {
+				dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+				defer cancel()
+				begun := time.Now()
+				if err := call(dctx); !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("%s over %s conn = %v, want context.DeadlineExceeded", name, kind, err)
+				}
+				if waited := time.Since(begun); waited > 10*time.Second {
+					t.Errorf("%s over %s conn waited %v past a 100ms deadline", name, kind, waited)
+				}
+			})
 		}
 	}
+	wg.Wait()
 }
 
 // TestTimeoutEndsCallsWithNoDeadline: a call whose context has no deadline
@@ -436,6 +447,7 @@ func TestDeadlineEndsCallsToAServerThatNeverAnswers(t *testing.T) {
 // SIGSTOP). The Store's timeout bounds each of its round trips, whether the
 // context can be cancelled or not, and the error says what happened.
 func TestTimeoutEndsCallsWithNoDeadline(t *testing.T) {
+	t.Parallel()
 	addr := silentServer(t)
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
 	defer pool.Close()
@@ -504,6 +516,7 @@ func plainPool(base *redis.Pool) *redis.Pool {
 }
 
 func TestPoolOfWrappedConnsWorks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	base := e.redis() // a Redis Cluster needs connections it can bind
 	id := e.post("alice", "target", "g")
@@ -529,6 +542,7 @@ func TestPoolOfWrappedConnsWorks(t *testing.T) {
 // A Store waits DefaultTimeout, 5s, for a round trip unless told otherwise;
 // a negative timeout is refused.
 func TestTimeoutDefault(t *testing.T) {
+	t.Parallel()
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return nil, errors.New("no dialing in this test") }}
 	for _, tc := range []struct {
 		opts []voting.Option
@@ -548,6 +562,7 @@ func TestTimeoutDefault(t *testing.T) {
 // the pool dials gave the dialer's "i/o timeout", which errors.Is could not
 // tell from any other network failure.
 func TestDeadlineDuringTheDialWrapsDeadlineExceeded(t *testing.T) {
+	t.Parallel()
 	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
 		<-ctx.Done() // a dial that does not connect before the deadline
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
@@ -744,6 +759,7 @@ func stockedPool(t *testing.T, addr string, opts ...redis.DialOption) *redis.Poo
 // deadline, and the connection does not go back to the pool with replies
 // unread (the pool's Close would wait for them with no timeout).
 func TestDeadlineBoundsPipelinesToASilentServer(t *testing.T) {
+	t.Parallel()
 	pool := stockedPool(t, silentServer(t)) // no read timeout
 	defer pool.Close()
 	s, err := voting.New(pool, voting.WithOrders(voting.Orders()...), voting.WithTimeout(ignoredDeadline))
@@ -901,6 +917,7 @@ func cancelStore(t *testing.T, e *env, after func(cmd string, err error)) (*voti
 // each round trip: a listing whose context ends after its first round trip
 // must not send its second.
 func TestPlainConnStopsBetweenRoundTrips(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	e.post("alice", "listed", "g")
 	var cancel context.CancelFunc
@@ -1115,6 +1132,7 @@ func count(calls []string, names ...string) int {
 // Store's timeout bounds that wait as it bounds a round trip, and the
 // error says so.
 func TestTimeoutBoundsTheWaitForAConnection(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	base := e.redis()
 	id := e.post("alice", "target", "g")
@@ -1174,6 +1192,7 @@ func TestTimeoutBoundsTheWaitForAConnection(t *testing.T) {
 // The dial takes longer than the timeout, and the timeout is long enough
 // for the round trips after it on a busy machine.
 func TestTimeoutLeavesADialToThePool(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	base := e.redis()
 	const timeout, dial = 2 * time.Second, 2500 * time.Millisecond

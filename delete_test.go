@@ -31,6 +31,7 @@ func (e *env) withoutCounter(dump string) string {
 // cache, or the live indexes and window marks); deleting it leaves every key
 // of the namespace exactly as it was before the post, the id counter aside.
 func TestDeleteLeavesTheKeySpaceAsBeforeThePost(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		opts []voting.Option
@@ -94,6 +95,7 @@ func TestDeleteLeavesTheKeySpaceAsBeforeThePost(t *testing.T) {
 // TestDeletedArticleIsUnknown: after DeleteArticle every method treats the
 // id as unknown, and the next post takes a new id.
 func TestDeletedArticleIsUnknown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopWeek), voting.WithLiveGroups(), voting.WithUserHistory(time.Hour))
 	keep := e.post("alice", "kept", "go")
 	id := e.post("bob", "deleted", "go")
@@ -148,6 +150,7 @@ func TestDeletedArticleIsUnknown(t *testing.T) {
 // An article whose hash is gone but whose index entries are left is still
 // deleted: only an article of which nothing is stored is not found.
 func TestDeleteCleansUpAnArticleWithoutItsHash(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "a", "go")
 	e.do("DEL", e.article(id))
@@ -164,6 +167,7 @@ func TestDeleteCleansUpAnArticleWithoutItsHash(t *testing.T) {
 // Group names read from a record that are no group names make DeleteArticle
 // report ErrCorrupt naming the record, writing nothing.
 func TestDeleteRefusesBadGroupNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "a", "go")
 	key := e.key("groups:" + id)
@@ -183,6 +187,7 @@ func TestDeleteRefusesBadGroupNames(t *testing.T) {
 // anywhere (the invariant checker, histories included), and each call
 // either takes effect whole or reports ErrNotFound.
 func TestConcurrentVotesAndDeletes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopDay), voting.WithLiveGroups(),
 		voting.WithUserHistory(24*time.Hour))
 	groups := []string{"a", "b"}

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,6 +26,25 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/mna/redisc"
 )
+
+// TestMain runs the tests with the garbage collector set to run a fifth as
+// often as Go's default (GOGC=400), unless GOGC says otherwise: miniredis
+// builds a Lua interpreter for each script it runs, so the suite makes
+// garbage fast while it keeps little, and at the default the suite took
+// two thirds more CPU time.
+//
+// Most tests call t.Parallel: each has a namespace of its own (on
+// miniredis a server of its own). Those left sequential start redis-server
+// processes on ports of their own (a restart could find its port taken by
+// another test's connection), read numbers of the whole server (INFO,
+// CLIENT LIST, DBSIZE), flush its scripts, move the cluster's slots, or
+// weigh stalls (stall_test.go).
+func TestMain(m *testing.M) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	os.Exit(m.Run())
+}
 
 // noBuilder is the option every Store of env and with is given first: no
 // background builds, so that a test sees an index its Store adds unbuilt
@@ -184,13 +204,114 @@ func newEnvOn(t testing.TB, addr, prefix string, opts ...voting.Option) *env {
 			},
 		}, prefix, opts...)
 	}
-	e := &env{t: t, clock: &clock{now: start}, prefix: prefix}
+	e := newEnvMiniredis(t, start, prefix)
+	e.open(opts)
+	return e
+}
+
+// newEnvMiniredis is an env on a fresh miniredis at now, its Store not yet
+// opened.
+func newEnvMiniredis(t testing.TB, now time.Time, prefix string) *env {
+	e := &env{t: t, clock: &clock{now: now}, prefix: prefix}
 	e.mr = miniredis.RunT(t)
-	e.mr.SetTime(start)
+	e.mr.SetTime(now)
 	e.pool = &redis.Pool{
 		MaxIdle: 32,
 		Dial:    func() (redis.Conn, error) { return redis.Dial("tcp", e.mr.Addr()) },
 	}
+	return e
+}
+
+// A snapshot is an env's keys, their contents and TTLs, and its clock, for
+// newEnvFrom to copy.
+type snapshot struct {
+	now    time.Time
+	prefix string
+	keys   []snapshotKey
+	// foreign and closedDeletes are the env's, for the invariant checker.
+	foreign, closedDeletes bool
+}
+
+// A snapshotKey is one key of a snapshot: its type, its contents as
+// arguments of the command that writes them, and its time to live.
+type snapshotKey struct {
+	name, typ string
+	args      []any
+	pttl      int64
+}
+
+// snapshot takes the env's keys, for an env on miniredis.
+func (e *env) snapshot() snapshot {
+	e.t.Helper()
+	if e.mr == nil {
+		e.t.Fatal("a snapshot is of an env on miniredis")
+	}
+	keys := e.keys()
+	types, err := redis.Strings(e.pipe(func(send func(cmd string, args ...any)) {
+		for _, k := range keys {
+			send("TYPE", k)
+		}
+	}), nil)
+	if err != nil {
+		e.t.Fatalf("TYPE: %v", err)
+	}
+	replies := e.pipe(func(send func(cmd string, args ...any)) {
+		for i, k := range keys {
+			switch types[i] {
+			case "string":
+				send("GET", k)
+			case "hash":
+				send("HGETALL", k)
+			case "set":
+				send("SMEMBERS", k)
+			case "zset":
+				send("ZRANGE", k, 0, -1, "WITHSCORES")
+			default:
+				e.t.Fatalf("a snapshot of %s, a %s", k, types[i])
+			}
+			send("PTTL", k)
+		}
+	})
+	snap := snapshot{now: e.clock.Now(), prefix: e.prefix, foreign: e.foreign, closedDeletes: e.closedDeletes}
+	for i, k := range keys {
+		var vals []string
+		if types[i] == "string" {
+			v, _ := redis.String(replies[2*i], nil)
+			vals = []string{v}
+		} else {
+			vals, _ = redis.Strings(replies[2*i], nil)
+		}
+		if types[i] == "zset" { // ZADD takes the score first
+			for j := 0; j+1 < len(vals); j += 2 {
+				vals[j], vals[j+1] = vals[j+1], vals[j]
+			}
+		}
+		args := make([]any, len(vals))
+		for j, v := range vals {
+			args[j] = v
+		}
+		pttl, _ := redis.Int64(replies[2*i+1], nil)
+		snap.keys = append(snap.keys, snapshotKey{name: k, typ: types[i], args: args, pttl: pttl})
+	}
+	return snap
+}
+
+// newEnvFrom is newEnv on a fresh miniredis that holds a copy of snap's
+// keys, at its time, its Store opened after the copy: for a table of many
+// cases that each start from one state costly to build.
+func newEnvFrom(t testing.TB, snap snapshot, opts ...voting.Option) *env {
+	t.Helper()
+	e := newEnvMiniredis(t, snap.now, snap.prefix)
+	e.foreign, e.closedDeletes = snap.foreign, snap.closedDeletes
+	writes := map[string]string{"string": "SET", "hash": "HSET", "set": "SADD", "zset": "ZADD"}
+	e.pipe(func(send func(cmd string, args ...any)) {
+		for _, k := range snap.keys {
+			send(writes[k.typ], append([]any{k.name}, k.args...)...)
+			if k.pttl > 0 {
+				send("PEXPIRE", k.name, k.pttl)
+			}
+		}
+	})
 	e.open(opts)
 	return e
 }
@@ -371,24 +492,60 @@ func (e *env) keys() []string {
 }
 
 // dump writes the namespace's whole state, each key with its type, contents
-// and whether it has a TTL, for comparing before and after a call.
+// and whether it has a TTL, for comparing before and after a call. It reads
+// the keys' types in one round trip and their contents in another.
 func (e *env) dump() string {
 	e.t.Helper()
+	keys := e.keys()
+	types, err := redis.Strings(e.pipe(func(send func(cmd string, args ...any)) {
+		for _, k := range keys {
+			send("TYPE", k)
+		}
+	}), nil)
+	if err != nil {
+		e.t.Fatalf("TYPE: %v", err)
+	}
+	replies := e.pipe(func(send func(cmd string, args ...any)) {
+		for i, k := range keys {
+			switch types[i] {
+			case "string":
+				send("GET", k)
+			case "hash":
+				send("HGETALL", k)
+			case "set":
+				send("SMEMBERS", k)
+			case "zset":
+				send("ZRANGE", k, 0, -1, "WITHSCORES")
+			default:
+				send("PING")
+			}
+			send("PTTL", k)
+		}
+	})
 	var b strings.Builder
-	for _, k := range e.keys() {
-		typ := e.str("TYPE", k)
+	for i, k := range keys {
+		typ := types[i]
+		reply := replies[2*i]
 		var contents any
 		switch typ {
 		case "string":
-			contents = e.str("GET", k)
+			contents, _ = redis.String(reply, nil)
 		case "hash":
-			contents = e.hash(k)
+			contents, _ = redis.StringMap(reply, nil)
 		case "set":
-			contents = e.strs("SMEMBERS", k)
+			members, _ := redis.Strings(reply, nil)
+			sort.Strings(members)
+			contents = members
 		case "zset":
-			contents = e.zset(k)
+			vals, _ := redis.Strings(reply, nil)
+			pairs := make([]string, 0, len(vals)/2)
+			for j := 0; j+1 < len(vals); j += 2 {
+				pairs = append(pairs, vals[j]+"="+vals[j+1])
+			}
+			contents = pairs
 		}
-		fmt.Fprintf(&b, "%s %s ttl=%v %v\n", k, typ, e.int("PTTL", k) > 0, contents)
+		pttl, _ := redis.Int64(replies[2*i+1], nil)
+		fmt.Fprintf(&b, "%s %s ttl=%v %v\n", k, typ, pttl > 0, contents)
 	}
 	return b.String()
 }
@@ -537,6 +694,34 @@ func (e *env) pipelined(write func(send func(cmd string, args ...any))) error {
 		_, err = c.Receive()
 	}
 	return err
+}
+
+// pipe sends the commands write gives send on one connection of the
+// namespace, in one round trip, and gives their replies, failing the test
+// on an error.
+func (e *env) pipe(write func(send func(cmd string, args ...any))) []any {
+	e.t.Helper()
+	c := e.pipeConn()
+	defer c.Close()
+	var cmds []string
+	write(func(cmd string, args ...any) {
+		if err := c.Send(cmd, args...); err != nil {
+			e.t.Fatalf("%s %v: %v", cmd, args, err)
+		}
+		cmds = append(cmds, cmd)
+	})
+	if err := c.Flush(); err != nil {
+		e.t.Fatalf("flush: %v", err)
+	}
+	replies := make([]any, len(cmds))
+	for i, cmd := range cmds {
+		reply, err := c.Receive()
+		if err != nil {
+			e.t.Fatalf("%s: %v", cmd, err)
+		}
+		replies[i] = reply
+	}
+	return replies
 }
 
 // with is another Store on the env's namespace and clock, with opts.

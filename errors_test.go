@@ -17,6 +17,7 @@ import (
 // reads "voting: <operation>: <what went wrong>", whatever went wrong and
 // however deep, and wraps the sentinel errors.Is finds.
 func TestErrorsNameThePackageAndTheOperationOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes))
 	id := e.post("alice", "first", "go")
 	e.do("HSET", e.article("9"), "time", "abc", "votes", "1")

@@ -96,6 +96,7 @@ func workload(s *voting.Store, seed uint64, goroutines, ops int, timeout time.Du
 }
 
 func TestMixedWorkloadKeepsInvariants(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	errs := workload(e.store, 42, 16, 150, time.Minute)
 	if len(errs) > 0 {

@@ -27,6 +27,7 @@ import (
 // indexes, and cached, for the cache's time to live, under the book's keys
 // with the indexes' scores.
 func TestGroupChangesAndCachedListings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	ids := postMany(e, 12)
 	inGroup := []string{}
@@ -76,6 +77,7 @@ func TestGroupChangesAndCachedListings(t *testing.T) {
 }
 
 func TestAddToGroupsOnUnknownArticleWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "known", "news")
 	before := e.dump()
@@ -98,6 +100,7 @@ func TestAddToGroupsOnUnknownArticleWritesNothing(t *testing.T) {
 // TestArticleGroups: the record of an article's groups follows every post,
 // add and remove, and reads back sorted; an unknown article is not found.
 func TestArticleGroups(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "grouped", "redis", "books")
 	lone := e.post("bob", "alone")
@@ -139,6 +142,7 @@ func TestArticleGroups(t *testing.T) {
 // deletion with live groups and every order kept, as any other name does:
 // the scripts check names read back from Redis by their length in bytes.
 func TestLongestGroupNameInBytes(t *testing.T) {
+	t.Parallel()
 	letter := "𝔸"
 	if r, _ := utf8.DecodeRuneInString(letter); !unicode.IsLetter(r) {
 		letter = "𠀀"
@@ -239,6 +243,7 @@ func postGroupPages(e *env) map[string]float64 {
 }
 
 func TestGroupPagesPastTheFirst(t *testing.T) {
+	t.Parallel()
 	pages := map[voting.Order]map[int][]string{
 		voting.ByScore: {1: {"1", "4", "8"}, 2: {"5", "3", "2"}, 3: {"7"}, 4: {}, 1000: {}},
 		voting.ByTime:  {1: {"8", "7", "5"}, 2: {"4", "3", "2"}, 3: {"1"}, 4: {}, 1000: {}},
@@ -274,6 +279,7 @@ func TestGroupPagesPastTheFirst(t *testing.T) {
 // lift every score and time below 1 to 1, listing such articles in
 // member-name order.
 func TestGroupListingOrdersScoresBelowOne(t *testing.T) {
+	t.Parallel()
 	const weight = 1e9
 	e := newEnv(t, voting.WithVoteWeight(weight))
 	// Each article gets bob's down-vote, and the last two more, so that
@@ -333,6 +339,7 @@ func TestGroupListingOrdersScoresBelowOne(t *testing.T) {
 }
 
 func TestEmptyGroupLeavesNoCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "ungrouped")
 	for _, group := range []string{"nothing", "none"} {
@@ -354,6 +361,7 @@ func TestEmptyGroupLeavesNoCache(t *testing.T) {
 }
 
 func TestGroupCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	a := e.post("alice", "first", "news")
 	e.advance(time.Second)
@@ -393,6 +401,7 @@ func TestGroupCache(t *testing.T) {
 }
 
 func TestGroupCacheTTLOption(t *testing.T) {
+	t.Parallel()
 	const ttl = 45*time.Second + 250*time.Millisecond
 	e := newEnv(t, voting.WithGroupCacheTTL(ttl))
 	a := e.post("alice", "first", "news")
@@ -451,6 +460,7 @@ func TestGroupCacheTTLOption(t *testing.T) {
 }
 
 func TestGroupCacheTTLZeroIsAlwaysFresh(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithGroupCacheTTL(0))
 	a := e.post("alice", "first", "news")
 	e.advance(time.Second)
@@ -471,6 +481,7 @@ func TestGroupCacheTTLZeroIsAlwaysFresh(t *testing.T) {
 }
 
 func TestGroupCacheTTLZeroKeepsNoCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithGroupCacheTTL(0))
 	a := e.post("alice", "first", "news")
 	e.advance(time.Second)
@@ -536,6 +547,7 @@ func TestConcurrentReadersBuildAColdGroupOnce(t *testing.T) {
 // listing of each order is the site's listing filtered to the group, with
 // nothing stale, and agrees with the model.
 func TestLiveGroupsMatchTheSiteListings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithLiveGroups(), voting.WithPageSize(5))
 	voting.SetBatches(e.store, 3, 5)
 	s := newSite(t, e)
@@ -588,6 +600,7 @@ func TestLiveGroupsMatchTheSiteListings(t *testing.T) {
 // exactly the site's index filtered to its group (the invariant checker),
 // and no group listing stale.
 func TestLiveGroupsUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopWeek), voting.WithLiveGroups())
 	voting.SetBatches(e.store, 2, 3)
 	groups := []string{"a", "b", "c"}
@@ -645,6 +658,7 @@ func TestLiveGroupsUnderConcurrentWrites(t *testing.T) {
 // its entries in the group's live indexes of every kind of order: score,
 // net votes and controversy, to exactly the site's values.
 func TestLiveVoteMovesEveryKind(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.ByControversy, voting.TopWeek), voting.WithLiveGroups())
 	id := e.post("alice", "first", "g")
 	e.vote("bob", id, voting.Down)
@@ -668,6 +682,7 @@ func TestLiveVoteMovesEveryKind(t *testing.T) {
 // keys out of the namespace's Redis Cluster slot) is refused, naming the
 // record, and the vote writes nothing.
 func TestLiveVoteRefusesARecordOfNoGroup(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"", "{other}", "a:b", "a b", strings.Repeat("x", 4*voting.MaxGroupLen+1)} {
 		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
 			e := newEnv(t, voting.WithLiveGroups())
@@ -690,6 +705,7 @@ func TestLiveVoteRefusesARecordOfNoGroup(t *testing.T) {
 // leaves the group's cached listing of every order at once, and a deletion
 // after a removal leaves nothing of it there.
 func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
+	t.Parallel()
 	for _, leave := range []struct {
 		name string
 		call func(s *voting.Store, id string) error
@@ -728,6 +744,7 @@ func TestLeavingAGroupLeavesItsCachedListings(t *testing.T) {
 }
 
 func TestGroupsAreExact(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithPageSize(2))
 	a := e.post("alice", "a", "go", "redis")
 	b := e.post("bob", "b", "go")
@@ -788,6 +805,7 @@ func TestGroupsAreExact(t *testing.T) {
 // TestRefusedPostLeavesGroupSizes: a post refused at its last fallible
 // write, the groups' sizes, undoes every earlier one.
 func TestRefusedPostLeavesGroupSizes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma(), voting.WithUniqueLinks())
 	e.post("alice", "first", "go")
 	e.do("RENAME", e.key("groupsizes:"), e.key("aside"))
@@ -805,6 +823,7 @@ func TestRefusedPostLeavesGroupSizes(t *testing.T) {
 // TestGroupSizesOfBookMembers: a group the book's code filled
 // gets its size from Reindex; joins, leaves and deletions after keep it.
 func TestGroupSizesOfBookMembers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, id := range []string{"1", "2", "3"} {
 		e.bookPost(id, "alice", float64(start.Unix()))

@@ -23,6 +23,7 @@ import (
 // down, a switch and a take-back, the times of the votes, and its end d
 // after each vote.
 func TestUserHistoryPages(t *testing.T) {
+	t.Parallel()
 	const d = 10 * 24 * time.Hour
 	e := newEnv(t, voting.WithPageSize(2), voting.WithUserHistory(d))
 	a := e.post("alice", "a")
@@ -114,6 +115,7 @@ func TestUserHistoryPages(t *testing.T) {
 // TestUserVoteJSON: a history entry encodes with the documented names, the
 // direction by name and times in RFC 3339.
 func TestUserVoteJSON(t *testing.T) {
+	t.Parallel()
 	v := voting.UserVote{
 		Article:   voting.Article{ID: "7", Title: "t", Link: "https://x", Poster: "p", Posted: start, Points: 1, Upvotes: 2, Downvotes: 1, RankingScore: 1, Groups: []string{"go"}},
 		Direction: voting.Down,
@@ -136,6 +138,7 @@ func TestUserVoteJSON(t *testing.T) {
 // TestHistoryDropsOldVotes: a vote older than d leaves the history when the
 // user votes again, and is never listed.
 func TestHistoryDropsOldVotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(2*time.Hour))
 	a := e.post("alice", "a")
 	e.vote("bob", a, voting.Up)
@@ -159,6 +162,7 @@ func TestHistoryDropsOldVotes(t *testing.T) {
 // takes Redis time in proportion to how many votes the user once cast;
 // meanwhile no read shows them.
 func TestHistoryForgetsOldVotesAFewAtATime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(time.Hour))
 	var ids []string
 	for i := range 250 {
@@ -198,6 +202,7 @@ func TestHistoryForgetsOldVotesAFewAtATime(t *testing.T) {
 // the key lives on, and no vote has pruned it) answers None, exactly at d
 // too, as UserHistory leaves it out.
 func TestUserVotesIgnoresEntriesOlderThanTheHistory(t *testing.T) {
+	t.Parallel()
 	const d = 3 * time.Hour
 	e := newEnv(t, voting.WithCutoff(time.Hour), voting.WithUserHistory(d))
 	t0 := e.clock.Now()
@@ -231,6 +236,7 @@ func TestUserVotesIgnoresEntriesOlderThanTheHistory(t *testing.T) {
 // closed (its voter sets expired, so the deletion cannot name its voters)
 // is left out of the history and its entry dropped when the history is read.
 func TestHistoryOfADeletedClosedArticle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
 	e.closedDeletes = true
 	a := e.post("alice", "a")
@@ -262,6 +268,7 @@ func TestHistoryOfADeletedClosedArticle(t *testing.T) {
 // A down-vote on an article deleted after voting closed is dropped from
 // the history when UserHistory meets it.
 func TestHistoryDropsADeletedDownVote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
 	e.closedDeletes = true
 	a := e.post("alice", "a")
@@ -283,6 +290,7 @@ func TestHistoryDropsADeletedDownVote(t *testing.T) {
 // article deleted after its voting closed, it reads the page again, so
 // that reading page after page still gives every other vote once.
 func TestHistoryPagesAfterPruning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithPageSize(2), voting.WithUserHistory(30*24*time.Hour))
 	e.closedDeletes = true
 	var ids []string
@@ -329,6 +337,7 @@ func TestHistoryPagesAfterPruning(t *testing.T) {
 // UserHistory and, once voting has closed, from UserVotes; a voter set of
 // the wrong type is ErrCorrupt naming it.
 func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(365*24*time.Hour))
 	a := e.post("alice", "a")
 	b := e.post("alice", "b")
@@ -365,6 +374,7 @@ func TestHistoryEntriesTheLibraryDoesNotWrite(t *testing.T) {
 // hash tag comes first), so the vote, the post, the history and the
 // deletion all work for such a user.
 func TestHistoryOfAUserWithBraces(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(time.Hour), voting.WithLiveGroups())
 	const user = "{other}x{y}"
 	id := e.post(user, "by braces", "go")
@@ -390,6 +400,7 @@ func TestHistoryOfAUserWithBraces(t *testing.T) {
 // taken back and age out, read by any Store of the namespace; in a
 // namespace without a history it is ErrInvalid.
 func TestCountUserHistoryCountsItsPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(2*time.Hour), voting.WithPageSize(3))
 	check := func(when string) {
 		t.Helper()
@@ -465,6 +476,7 @@ func (c sendConn) Send(cmd string, args ...any) error {
 // members, so that no ZMSCORE holds Redis for long however many ids a
 // caller gives (100,000 held it 91 to 240 ms in one command).
 func TestUserVotesOfManyClosedArticles(t *testing.T) {
+	t.Parallel()
 	const n = 2500
 	e := newEnv(t, voting.WithUserHistory(30*24*time.Hour))
 	at := unix(e.clock.Now().Add(-time.Hour))
@@ -527,6 +539,7 @@ func TestUserVotesOfManyClosedArticles(t *testing.T) {
 // clock lags, whose history's edge is earlier, it stays stored (and out of
 // the other Store's reads) until a vote forgets it.
 func TestHistoryCutAtTheWindowsEdge(t *testing.T) {
+	t.Parallel()
 	const d = time.Hour
 	e := newEnv(t, voting.WithUserHistory(d))
 	t0 := e.clock.Now()
@@ -565,6 +578,7 @@ func TestHistoryCutAtTheWindowsEdge(t *testing.T) {
 // vote stops there, and the pages past it, where the older votes lie by
 // rank, are empty.
 func TestHistoryPagesEndWithTheWindow(t *testing.T) {
+	t.Parallel()
 	const d = time.Hour
 	e := newEnv(t, voting.WithUserHistory(d), voting.WithPageSize(3))
 	key := e.key("history:bob")
@@ -615,6 +629,7 @@ func TestHistoryPagesEndWithTheWindow(t *testing.T) {
 // microsecond count would have reads keep for 500µs more a vote that a
 // vote forgets, or Redis has expired.
 func TestHistoryOfAFractionOfAMillisecond(t *testing.T) {
+	t.Parallel()
 	const d = time.Hour + 500*time.Microsecond
 	e := newEnv(t, voting.WithUserHistory(d))
 	if got := voting.View(e.store).UserHistory; got != time.Hour {

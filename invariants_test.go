@@ -689,6 +689,7 @@ func (e *env) checkInvariants(weight float64, cutoff time.Duration) {
 }
 
 func TestInvariantCheckerFindsEachBreak(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		corrupt func(e *env, id string)

@@ -33,6 +33,7 @@ func karmaBy(t *testing.T, read func(context.Context, string) (int64, error), us
 }
 
 func TestKarmaMovesWithEveryVote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	id := e.post("alice", "first")
 	other := e.post("alice", "second")
@@ -104,6 +105,7 @@ func TestKarmaMovesWithEveryVote(t *testing.T) {
 }
 
 func TestKarmaNeedsItsOption(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "first")
 	if _, err := e.store.Karma(ctx, "alice"); !errors.Is(err, voting.ErrInvalid) || !strings.Contains(err.Error(), "WithKarma") {
@@ -128,6 +130,7 @@ func TestKarmaNeedsItsOption(t *testing.T) {
 // voting is open and from the counts with the post's up-vote once it has
 // closed; a vote by a karma Store on an uncounted article counts it.
 func TestReindexCountsKarma(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	open := e.post("alice", "open")
 	e.vote("bob", open, voting.Up)
@@ -200,6 +203,7 @@ func edgeVote(t *testing.T, s *voting.Store, user, id string, dir voting.Directi
 // part; Reindex does not repair it, since it moves karma: only by the change
 // of each article's part, and then marks karma built.
 func TestDeleteKeepsKarmaOfArticlesOutsideTheUsersIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	e.bookPost("1", "alice", float64(start.Unix()))
 	edgeVote(t, e.store, "bob", "1", voting.Up) // counted from scratch: part 1
@@ -223,6 +227,7 @@ func TestDeleteKeepsKarmaOfArticlesOutsideTheUsersIndex(t *testing.T) {
 // votes and others' votes and switches moves karma by the others' votes
 // alone, on a karma Store from the start.
 func TestKarmaSelfVoteSequences(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		user string
 		dir  voting.Direction
@@ -269,6 +274,7 @@ func TestKarmaSelfVoteSequences(t *testing.T) {
 // the poster's own switches too, by a Store without karma; a karma Store's
 // first vote counts its part in full, whoever casts it (the poster too).
 func TestKarmaCountedFromScratch(t *testing.T) {
+	t.Parallel()
 	for _, first := range []struct {
 		user string
 		dir  voting.Direction
@@ -314,6 +320,7 @@ func TestKarmaCountedFromScratch(t *testing.T) {
 // negative and positive; each deletion takes its part away, the last the
 // poster.
 func TestKarmaDeleteOfParts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	zero := e.post("alice", "zero")
 	neg := e.post("alice", "negative")
@@ -346,6 +353,7 @@ func TestKarmaDeleteOfParts(t *testing.T) {
 // TestReindexKarmaCutShort: Reindex of karma cut short at every
 // point and resumed, then run again, counts each article once.
 func TestReindexKarmaCutShort(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var ids []string
 	for i := 0; i < 30; i++ {
@@ -409,6 +417,7 @@ func karmaDumpOf(dump string, e *env) string {
 // counted, until Reindex; the namespace keeps karma, so every Store's vote
 // moves it, and Reindex finds nothing to put right.
 func TestAVoteByAStoreWithoutKarmaMovesIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	id := e.post("alice", "a")
 	plain := e.with()

@@ -87,6 +87,7 @@ func checkClash(t *testing.T, p string) (other, x, y string) {
 // namespace could fall, naming the key the two would share, and that key is
 // one: its name in the other namespace and in this one are one string.
 func TestPrefixRefused(t *testing.T) {
+	t.Parallel()
 	for _, p := range refusedPrefixes {
 		err := newWithPrefix(p)
 		if !errors.Is(err, voting.ErrInvalid) {
@@ -103,6 +104,7 @@ func TestPrefixRefused(t *testing.T) {
 // TestPrefixAccepted: New takes a prefix under which no key of another
 // namespace can fall.
 func TestPrefixAccepted(t *testing.T) {
+	t.Parallel()
 	for _, p := range acceptedPrefixes {
 		if err := newWithPrefix(p); err != nil {
 			t.Errorf("New with prefix %q: %v", p, err)
@@ -117,6 +119,7 @@ func TestPrefixAccepted(t *testing.T) {
 // the vote of user "score:" writes history:score:, which is the score index
 // of prefix "history:" after it. New refuses both.
 func TestRefusedPrefixesShareKeysOnRedis(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithLiveGroups(), voting.WithUserHistory(time.Hour))
 	id := e.post("alice", "shared", "news")
 	e.vote("score:", id, voting.Up)
@@ -209,6 +212,7 @@ func funcDoc(t *testing.T, file, name string) string {
 // word is refused where the rule says, and random prefixes are refused
 // exactly when the rule says.
 func TestPrefixRuleAsDocumented(t *testing.T) {
+	t.Parallel()
 	contains, ends := ruleWords()
 	if len(contains) == 0 || len(ends) == 0 {
 		t.Fatalf("rule words: contains %q, ends %q", contains, ends)
@@ -328,6 +332,7 @@ func randomKey(rng *rand.Rand, makers []voting.KeyMaker, depth int) string {
 // For the refused prefixes listed, the same random keys do find a shared
 // key, so that the test would see one.
 func TestPrefixNamespacesShareNoKey(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	isKeyOf := func(prefix, key string) bool {
 		tail, ok := strings.CutPrefix(key, prefix)
@@ -380,6 +385,7 @@ func TestPrefixNamespacesShareNoKey(t *testing.T) {
 // joins is a shape's literal (or, as live: is, starts some), each key a
 // KeyMaker makes fits a shape, and each shape's key is one.
 func TestKeyShapesAreTheKeys(t *testing.T) {
+	t.Parallel()
 	shapes := voting.KeyShapes()
 	literals := map[string]bool{}
 	for _, s := range shapes {
@@ -415,6 +421,7 @@ func TestKeyShapesAreTheKeys(t *testing.T) {
 // decimal ones), written here with '#' for a digit: no digits make one
 // contain a word of the rule's contains, or end in one of its ends.
 func TestSuitePrefixesAccepted(t *testing.T) {
+	t.Parallel()
 	hex := func(n int) string { return strings.Repeat("#", n) }
 	var templates []string
 	for _, end := range []string{"", "news:", "n*:", "nb:"} { // newEnvPrefix's ends

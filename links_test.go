@@ -22,6 +22,7 @@ func postLink(e *env, s *voting.Store, poster, link string, groups ...string) (s
 }
 
 func TestUniqueLinks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUniqueLinks())
 	id, err := postLink(e, e.store, "alice", "https://Example.com/Story?id=1#top")
 	if err != nil {
@@ -98,6 +99,7 @@ func TestUniqueLinks(t *testing.T) {
 // ErrNotIndexed until Reindex builds the index; the oldest article of a
 // link wins, and the others are reported.
 func TestReindexBuildsTheLinkIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var ids []string
 	for _, link := range []string{"https://a.example/1", "https://b.example/", "https://A.example/1#again", "https://b.example/#x"} {
@@ -179,6 +181,7 @@ func linkShare(e *env, key, id string) string {
 
 // TestLinkKeysAgree: the link key the scripts write is linkKey's.
 func TestLinkKeysAgree(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUniqueLinks())
 	links := []string{
 		"https://Example.COM/Path/To?Q=A#Frag", "HTTP://user:PW@Host.Example:8080/x", "https://h.example",
@@ -203,6 +206,7 @@ func TestLinkKeysAgree(t *testing.T) {
 // marked built, ArticleByLink says ErrNotFound, and a new post of the same
 // link is accepted: two articles with one link under WithUniqueLinks.
 func TestALinkFreedStaysWithItsDuplicate(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"delete", "edit"} {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t)
@@ -261,6 +265,7 @@ var reviewLinks = []string{
 // TestLinkKeysAgreeASCII: the scripts' link key is Go's for links
 // whose host is ASCII.
 func TestLinkKeysAgreeASCII(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUniqueLinks())
 	for _, link := range reviewLinks {
 		id, err := postLink(e, e.store, "alice", link)
@@ -303,6 +308,7 @@ func FuzzReviewLinkKey(f *testing.F) {
 // strings.ToLower), so on miniredis the scripts and Go disagree. This test
 // passes on a real server and fails on miniredis.
 func TestLinkKeysNonASCIIHost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUniqueLinks())
 	link := "https://Ü.example/"
 	id, err := postLink(e, e.store, "alice", link)
@@ -319,6 +325,7 @@ func TestLinkKeysNonASCIIHost(t *testing.T) {
 // an article whose entry is another's (a reported duplicate) keeps that
 // entry when it is edited or deleted.
 func TestEditLinkCases(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUniqueLinks())
 	id, err := postLink(e, e.store, "alice", "https://a.example/Path")
 	if err != nil {
@@ -366,6 +373,7 @@ func TestEditLinkCases(t *testing.T) {
 // small steps and several calls cut short are counted once each and named
 // up to 100, each with the oldest article of its link as holder.
 func TestReindexDuplicatesAcrossSteps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const links, copies = 40, 4 // 120 duplicates
 	holders := map[string]string{}
@@ -443,6 +451,7 @@ func TestReindexDuplicatesAcrossSteps(t *testing.T) {
 // posted at the same moment, the first posted (the lower id) keeps it,
 // though the walk meets article:10 before article:9.
 func TestReindexGivesATiedLinkToTheLowestID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for i := range 8 {
 		if _, err := postLink(e, e.store, "alice", fmt.Sprintf("https://filler.example/%d", i)); err != nil {
@@ -479,6 +488,7 @@ func TestReindexGivesATiedLinkToTheLowestID(t *testing.T) {
 // those left each time, taken while any has it (a post of it refused,
 // naming the holder), and free once the last is deleted.
 func TestALinkSharedByManyStaysTaken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var ids []string
 	for _, link := range []string{"https://many.example/x", "https://MANY.example/x#2", "https://many.example/x#3", "HTTPS://many.example/x"} {
@@ -550,6 +560,7 @@ func TestALinkSharedByManyStaysTaken(t *testing.T) {
 // the holder or of one that shares the link, and Reindex) with ErrCorrupt
 // naming it, before anything is written; put back, each succeeds.
 func TestLinkSharesOfTheWrongTypeIsRefused(t *testing.T) {
+	t.Parallel()
 	ops := map[string]func(s *voting.Store, ids []string) error{
 		"EditArticle of the holder": func(s *voting.Store, ids []string) error {
 			return s.EditArticle(ctx, ids[0], "moved", "https://elsewhere.example/")
@@ -608,6 +619,7 @@ func TestLinkSharesOfTheWrongTypeIsRefused(t *testing.T) {
 // book's with a fraction. Deleting the holder each time passes the link
 // to 3, then 2.
 func TestLinkSharesInTheOrderOfPosting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const link = "https://example.com/shared"
 	for _, at := range []time.Duration{0, 3 * time.Microsecond, time.Microsecond} {

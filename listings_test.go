@@ -16,6 +16,7 @@ import (
 )
 
 func TestGetArticles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithPageSize(10))
 	ids := postMany(e, 23)
 	for _, order := range []voting.Order{voting.ByScore, voting.ByTime} {
@@ -51,6 +52,7 @@ func TestGetArticles(t *testing.T) {
 }
 
 func TestGetArticlesOnEmptyStore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	articles, err := e.store.GetArticles(ctx, 1, voting.ByScore)
 	if err != nil || len(articles) != 0 {
@@ -62,6 +64,7 @@ func TestGetArticlesOnEmptyStore(t *testing.T) {
 }
 
 func TestGetArticlesSkipsGoneArticles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "kept")
 	e.advance(time.Second)
@@ -93,6 +96,7 @@ func TestGetArticlesSkipsGoneArticles(t *testing.T) {
 // field, and a vote on it is refused the same way, not with a raw Lua
 // error, writing nothing.
 func TestOneBadRecordDoesNotBreakListings(t *testing.T) {
+	t.Parallel()
 	for _, field := range []string{"time", "votes"} {
 		t.Run(field, func(t *testing.T) {
 			e := newEnv(t)
@@ -147,6 +151,7 @@ func TestOneBadRecordDoesNotBreakListings(t *testing.T) {
 // year of simulated time, each count equals the length of its listing, for
 // every kept order (windows included), site and group, live or not.
 func TestCountsEqualTheListings(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
 			opts := []voting.Option{voting.WithOrders(extraOrders...), voting.WithPageSize(3), voting.WithGroupCacheTTL(0)}
@@ -194,6 +199,7 @@ func TestCountsEqualTheListings(t *testing.T) {
 // cache too, building it as a page would, for every order, windows
 // included.
 func TestGroupCountsWhatItsPagesRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithOrders(voting.TopWeek))
 	first := e.post("alice", "first", "g")
 	for _, o := range voting.View(e.store).Orders {
@@ -244,6 +250,7 @@ func TestGroupCountsWhatItsPagesRead(t *testing.T) {
 // ErrNotFound; a bad id or an order not kept is ErrInvalid, an index not
 // built ErrNotIndexed.
 func TestRankIsThePlaceInTheListing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopDay, voting.ByHot, voting.ByBest))
 	s := newSite(t, e)
 	rng := rand.New(rand.NewSource(5))

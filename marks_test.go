@@ -81,6 +81,7 @@ func sameIDs(a, b []string) bool {
 // added answer ErrNotIndexed, and the groups' listings fall back to the
 // book's until Reindex has built the live indexes.
 func TestListingsOfIndexesNotBuiltSaySo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	ids := []string{e.post("alice", "one", "g"), e.post("bob", "two", "g"), e.post("carol", "three")}
 	if got, want := e.hash(e.key("indexed:")), map[string]string{"articles": "3"}; !reflect.DeepEqual(got, want) {
@@ -125,6 +126,7 @@ func TestListingsOfIndexesNotBuiltSaySo(t *testing.T) {
 // marked or not: a new site's first listings are empty pages, not
 // ErrNotIndexed.
 func TestAnEmptyNamespaceIsBuilt(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{false, true} {
 		opts := []voting.Option{voting.WithOrders(voting.Orders()...)}
 		if live {
@@ -151,6 +153,7 @@ func TestAnEmptyNamespaceIsBuilt(t *testing.T) {
 // namespace marks every index its Store keeps built, and no listing of
 // them ever answers ErrNotIndexed.
 func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups())
 	first := e.post("alice", "first", "g")
 	want := map[string]string{"articles": "1"}
@@ -196,6 +199,7 @@ func TestIndexesKeptFromTheFirstArticleAreBuilt(t *testing.T) {
 // stale; now its posts, votes, group changes and deletions keep every
 // index the namespace keeps, and the marks stay.
 func TestAStoreGivenFewerOptionsKeepsEveryIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups())
 	first := e.post("alice", "first", "g")
 	marks := e.hash(e.key("indexed:"))
@@ -233,6 +237,7 @@ func TestAStoreGivenFewerOptionsKeepsEveryIndex(t *testing.T) {
 // its own listings alone, so that the live index of another Store kept
 // listing it in the group, Reindex or not.
 func TestRemovalLeavesEveryListingOfTheGroup(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups(), voting.WithGroupCacheTTL(time.Hour))
 	a := e.post("alice", "one", "g")
 	b := e.post("bob", "two", "g")
@@ -269,6 +274,7 @@ func TestRemovalLeavesEveryListingOfTheGroup(t *testing.T) {
 // indexed short of the time index, its listings answer ErrNotIndexed, and
 // the next run builds it.
 func TestReindexLeavesUnbuiltWhatAWriteUnbuiltDuringItsRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for i := range 5 {
 		e.post("alice", "article "+string(rune('a'+i)), "g")
@@ -303,6 +309,7 @@ func TestReindexLeavesUnbuiltWhatAWriteUnbuiltDuringItsRun(t *testing.T) {
 // run has yet to walk: here an article posted, by another writer (the
 // book's code), between the two runs' starts.
 func TestARunStartedOverAnotherLeavesItsMarks(t *testing.T) {
+	t.Parallel()
 	for _, sameOptions := range []bool{false, true} {
 		t.Run(map[bool]string{false: "other options", true: "same options"}[sameOptions], func(t *testing.T) {
 			e := newEnv(t) // a plain Store
@@ -359,6 +366,7 @@ func TestARunStartedOverAnotherLeavesItsMarks(t *testing.T) {
 // orders, and no live groups, left the article's entries in the indexes it
 // does not keep: listings skipped them, counts did not.
 func TestDeletionLeavesEveryIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopWeek), voting.WithLiveGroups())
 	a := e.post("alice", "one", "g")
 	b := e.post("bob", "two", "g")
@@ -379,6 +387,7 @@ func TestDeletionLeavesEveryIndex(t *testing.T) {
 // page, for the site's index and a group's live one, until the run
 // completes.
 func TestIndexesUnderAnUnfinishedReindexSaySo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	var ids []string
 	for i := range 30 {

@@ -140,6 +140,7 @@ func gatedPool(e *env, send, do *gate) *redis.Pool {
 // the up-vote is not sent after it: the user's vote stays down. Every
 // vote told ErrNotSent is missing, every other one is in Redis.
 func TestAVoteNotSentNeverLands(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if e.isCluster() {
 		t.Skip("no shared connections on a cluster")
@@ -254,6 +255,7 @@ func TestAVoteNotSentNeverLands(t *testing.T) {
 // written wraps ErrNotSent, beside its cause; a failure once the vote was
 // written does not, and that vote lands.
 func TestErrNotSentIsWrappedExactlyWhenNothingWasSent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "voted on")
 	refused := errors.New("dial refused")

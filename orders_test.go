@@ -290,6 +290,7 @@ func randomGroups(rng *rand.Rand, groups []string) []string {
 // every page of every order, the site's and each group's, with the same
 // order worked out from the model.
 func TestOrdersMatchAModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithPageSize(4), voting.WithGroupCacheTTL(0))
 	// Small steps, so that listings trim in several and ties straddle them.
 	voting.SetBatches(e.store, 3, 5)
@@ -324,6 +325,7 @@ func TestOrdersMatchAModel(t *testing.T) {
 // TestUnkeptOrderIsInvalid: an order the Store does not keep, or no order
 // at all, is refused before anything is sent, naming WithOrders.
 func TestUnkeptOrderIsInvalid(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "a")
 	e.do("SADD", e.key("group:g"), e.article(id))
@@ -357,6 +359,7 @@ func TestUnkeptOrderIsInvalid(t *testing.T) {
 // TestOrderAndDirectionNames: each order's and direction's name reads back
 // as itself, in text and JSON, and the names sites use are taken too.
 func TestOrderAndDirectionNames(t *testing.T) {
+	t.Parallel()
 	want := []string{"score", "time", "votes", "controversy", "top-day", "top-week", "top-month", "top-year", "hot", "best"}
 	for i, o := range voting.Orders() {
 		if o.String() != want[i] {
@@ -412,6 +415,7 @@ func TestOrderAndDirectionNames(t *testing.T) {
 // TestParseOrderAliasesIgnoreCase: the names sites use for the orders are
 // taken in any case, as the orders' own names are.
 func TestParseOrderAliasesIgnoreCase(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]voting.Order{
 		"HOT":           voting.ByHot,
 		"NEW":           voting.ByTime,
@@ -428,6 +432,7 @@ func TestParseOrderAliasesIgnoreCase(t *testing.T) {
 // TestInvariantsOfBestWithNoUpVote: best of no up-vote and a down-vote is
 // 0 in Lua and a rounding below it in Go; the checker takes them as one.
 func TestInvariantsOfBestWithNoUpVote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...))
 	id := e.post("alice", "a")
 	e.vote("alice", id, voting.None)

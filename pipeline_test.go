@@ -74,6 +74,7 @@ func overlap(e *env, s *voting.Store, ps *rconn.Pipes, id string) {
 }
 
 func TestAutoPipeliningKeepsEveryVote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	ids := postMany(e, 8) // article i has 1 + i%7 up-votes
@@ -135,6 +136,7 @@ func TestAutoPipeliningKeepsEveryVote(t *testing.T) {
 // Comment votes share the connections as article votes do, with karma
 // kept: every vote is counted, and the karma with it.
 func TestAutoPipeliningKeepsEveryCommentVote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, voting.WithKarma())
 	a := e.post("alice", "discussed")
@@ -185,6 +187,7 @@ func TestAutoPipeliningKeepsEveryCommentVote(t *testing.T) {
 // sent on a connection of their own; the next overlapping votes dial
 // again. Every vote acknowledged is in Redis.
 func TestAutoPipeliningOutlivesABrokenConnection(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ids, s, ps := sharedEnv(t, 4)
 	var acked sync.Map
@@ -301,6 +304,7 @@ func TestAutoPipeliningBoundsVotesToAFrozenServer(t *testing.T) {
 // Close ends the shared connections; the Store goes on, each call on a
 // connection of its own.
 func TestAutoPipeliningCloses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ids, s, ps := sharedEnv(t, 2)
 	if err := s.Close(); err != nil {
@@ -327,6 +331,7 @@ func TestAutoPipeliningCloses(t *testing.T) {
 // connections offering only redis.Conn) are read without a bound: the
 // votes land, each bounded by its own wait.
 func TestAutoPipeliningOnConnectionsWithoutTimeouts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	if e.isCluster() {
@@ -493,6 +498,7 @@ func TestAutoPipeliningBoundsVotesToAServerThatStopsReading(t *testing.T) {
 // shared connections, half on an article and half on one that does not
 // exist, and each vote gets its own outcome, nil or ErrNotFound.
 func TestAutoPipeliningAnswersEachCallerItsOwn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, ids, s, ps := sharedEnv(t, 1)
 	missing := "999999"

@@ -14,6 +14,7 @@ import (
 // only voted is known by their history; a name never seen, and a user who
 // has only voted in a namespace that keeps no history, is ErrNotFound.
 func TestProfile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma(), voting.WithUserHistory(time.Hour))
 	a := e.post("alice", "first")
 	e.post("alice", "second")
@@ -68,6 +69,7 @@ func TestProfile(t *testing.T) {
 // TestProfileWithoutKarmaOrHistory: with neither, a profile holds the
 // counts; a voter is unknown; karma not counted yet says so.
 func TestProfileWithoutKarmaOrHistory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post("alice", "first")
 	e.vote("bob", a, voting.Up)

@@ -91,6 +91,7 @@ func numbered[T any](t *testing.T, what string, size int, page func(n int) ([]T,
 // and by cursor, with a size per call other than the Store's, gives the
 // same items, in the order the model says, on both kinds of group.
 func TestEveryListPagesTheSameWay(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{true, false} {
 		t.Run(fmt.Sprintf("live=%t", live), func(t *testing.T) {
 			var opts []voting.Option
@@ -230,6 +231,7 @@ func queryModel(e *env, ids []string, q voting.Query) []string {
 // article's groups in the listing's round trips, as Article does in its
 // one.
 func TestAListingWithGroupsTakesItsOwnRoundTrips(t *testing.T) {
+	t.Parallel()
 	e, ids := queryEnv(t)
 	counter := roundtrip.New(e.redis())
 	s, err := voting.New(counter, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
@@ -273,6 +275,7 @@ func TestAListingWithGroupsTakesItsOwnRoundTrips(t *testing.T) {
 // article at, and Cursor the cursor that goes on after it, for the site, a
 // live group and a user.
 func TestRankAndCursorOfEveryScope(t *testing.T) {
+	t.Parallel()
 	e, _ := queryEnv(t)
 	for _, q := range []voting.Query{
 		{Order: voting.ByVotes}, {Group: "redis", Order: voting.ByScore}, {User: "carol", Order: voting.ByTime},
@@ -314,6 +317,7 @@ func TestRankAndCursorOfEveryScope(t *testing.T) {
 // TestAGroupRankNeedsLiveGroups: without live groups a group's rank is
 // refused, and nothing is written.
 func TestAGroupRankNeedsLiveGroups(t *testing.T) {
+	t.Parallel()
 	e, _ := queryEnv(t, bookCache)
 	before := e.dump()
 	if _, err := e.store.Rank(ctx, "1", voting.Query{Group: "redis"}); !errors.Is(err, voting.ErrInvalid) {
@@ -328,6 +332,7 @@ func TestAGroupRankNeedsLiveGroups(t *testing.T) {
 // range, a page and a cursor together, a cursor of another list: each is
 // an error wrapping ErrInvalid from every list, and writes nothing.
 func TestBadPagingIsRefusedByEveryList(t *testing.T) {
+	t.Parallel()
 	e, _ := queryEnv(t)
 	s := e.store
 	groupsCursor := func() string {
@@ -393,6 +398,7 @@ func TestBadPagingIsRefusedByEveryList(t *testing.T) {
 // stops at the votes it keeps: no cursor leads to an empty page of votes
 // the history has let go.
 func TestAHistoryPageEndsWhereTheHistoryDoes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(time.Hour))
 	var ids []string
 	for i := range 4 {
@@ -417,6 +423,7 @@ func TestAHistoryPageEndsWhereTheHistoryDoes(t *testing.T) {
 // book's cache, read by cursor, gives each article's score as it is now,
 // not as the cache holds it, as a numbered page does.
 func TestACachedGroupPageByCursorIsReadFresh(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	id := e.post("alice", "one", "g")
 	q := voting.Query{Group: "g"}
@@ -442,6 +449,7 @@ func TestACachedGroupPageByCursorIsReadFresh(t *testing.T) {
 // or without a cache built), or aged out of a window not yet trimmed, has
 // no cursor; an index not built says so.
 func TestCursorOfAnArticleTheListingLacks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithOrders(voting.TopDay))
 	e.post("alice", "in", "g")
 	out := e.post("alice", "out", "h")
@@ -470,6 +478,7 @@ func TestCursorOfAnArticleTheListingLacks(t *testing.T) {
 // so does Cursor: the page after the cursor of page 1's last article is
 // page 2.
 func TestCursorOfALiveGroupNotBuiltFollowsTheCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithPageSize(2))
 	for i := range 5 {
 		e.advance(time.Minute)
@@ -501,6 +510,7 @@ func TestCursorOfALiveGroupNotBuiltFollowsTheCache(t *testing.T) {
 // TestAPagePastTheEndOfAnOrderNotKept: an order the namespace does not
 // keep is refused on every page, however far.
 func TestAPagePastTheEndOfAnOrderNotKept(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "one")
 	for _, page := range []int{1, math.MaxInt} {
@@ -515,6 +525,7 @@ func TestAPagePastTheEndOfAnOrderNotKept(t *testing.T) {
 // leaves its article out of a listing WithGroups, and of Articles, as a
 // hash that does not parse does.
 func TestABadRecordLeavesTheRestOfAPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithKarma())
 	one := e.post("alice", "one", "g")
 	two := e.post("alice", "two", "g")

@@ -92,6 +92,7 @@ func consecutive(have, want []string) int {
 }
 
 func TestReadmeQuickStartIsCompiled(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +231,7 @@ func docFiles(t *testing.T) []string {
 // one Example function of exampleFiles, which go test compiles and runs,
 // output included.
 func TestDocsGoBlocksAreCompiled(t *testing.T) {
+	t.Parallel()
 	funcs := exampleFuncs(t)
 	total := 0
 	for _, file := range docFiles(t) {
@@ -298,6 +300,7 @@ const aclGuide = "docs/operations.md"
 // TestDocsACLIsTheTestedOne: the operations guide's ACL example grants
 // exactly the commands TestLeastPrivilegeACLUser grants, in the same order.
 func TestDocsACLIsTheTestedOne(t *testing.T) {
+	t.Parallel()
 	guide, err := os.ReadFile(aclGuide)
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func (e *env) bookVote(user, id string) {
 // builds the groups' live indexes too, each the site's listing filtered to
 // the group.
 func TestReindexFromTheBooksLayout(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) { testReindexFromTheBooksLayout(t, live) })
 	}
@@ -121,6 +122,7 @@ func testReindexFromTheBooksLayout(t *testing.T, live bool) {
 // while votes go on, in steps small enough that votes fall between them,
 // and lists exactly what the model says.
 func TestReindexFromAStoreWithFewerOrders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes))
 	s := newSite(t, e)
 	rng := rand.New(rand.NewSource(7))
@@ -152,6 +154,7 @@ func TestReindexFromAStoreWithFewerOrders(t *testing.T) {
 // TestReindexSkipsUnreadableArticles: a member of the time index with no
 // hash, or with counters that do not parse, is passed over and counted.
 func TestReindexSkipsUnreadableArticles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes))
 	good := e.post("alice", "good")
 	e.advance(time.Second)
@@ -176,6 +179,7 @@ func TestReindexSkipsUnreadableArticles(t *testing.T) {
 // own read as a glob, and records each article's groups from them; a
 // member that is no article is passed over.
 func TestReindexBuildsRecordsOfGroups(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	open := func(prefix string) *voting.Store {
 		s, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix+prefix), voting.WithClock(e.clock.Now))
@@ -225,6 +229,7 @@ func TestReindexBuildsRecordsOfGroups(t *testing.T) {
 // without live groups, and by the book's own code, are not in the live
 // indexes (a vote does not bring them in), until Reindex builds them.
 func TestLiveGroupsJoinOnReindex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithOrders(voting.TopDay))
 	s := newSite(t, e)
 	s.post("alice", "g")
@@ -281,6 +286,7 @@ func TestLiveGroupsJoinOnReindex(t *testing.T) {
 // whose hash is there but whose score is not (no article, for Article) gets
 // no entry in the group's live indexes, though another site index holds it.
 func TestLiveReindexLeavesOutWhatArticleDoesNotFind(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes), voting.WithLiveGroups())
 	e.do("HSET", e.article("5"), "title", "t", "link", "https://example.com/", "poster", "p", "time", unix(e.clock.Now()), "votes", "1")
 	e.do("ZADD", e.key("votes:"), 1, e.article("5"))
@@ -299,6 +305,7 @@ func TestLiveReindexLeavesOutWhatArticleDoesNotFind(t *testing.T) {
 // counts once, and with live groups and every order kept a step reads
 // about 31 of its members, so that it holds Redis for about 2 ms.
 func TestReindexWalksALargeGroupInSmallSteps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(extraOrders...), voting.WithLiveGroups())
 	e.post("alice", "first", "g")
 	before, err := e.store.ReindexWithProgress(ctx, nil)
@@ -330,6 +337,7 @@ func TestReindexWalksALargeGroupInSmallSteps(t *testing.T) {
 // shows it, and Reindex drops it from those groups. Once Reindex has
 // recorded a book article's groups, DeleteArticle takes it out of them.
 func TestDeletingABookArticleLeavesItsGroupsToReindex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithLiveGroups())
 	e.post("alice", "library", "go")
 	now := e.clock.Now().Unix()
@@ -401,6 +409,7 @@ func TestDeletingABookArticleLeavesItsGroupsToReindex(t *testing.T) {
 // names the groups given; Reindex adds the book's groups to it, so that
 // DeleteArticle takes the article out of all of them.
 func TestABookArticleGivenARecordLater(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithLiveGroups())
 	e.post("alice", "library", "go")
 	now := e.clock.Now().Unix()
@@ -471,6 +480,7 @@ func bookSite(t *testing.T, e *env, n int) {
 // growing; and what the calls build is what one call builds. Once a run is
 // complete, the next call starts a new one.
 func TestReindexGoesOnWhereItStopped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := 2000
 	if !e.real() {
@@ -543,6 +553,7 @@ func TestReindexGoesOnWhereItStopped(t *testing.T) {
 // with other orders is not gone on with: a Store's call starts a run of its
 // own, which builds everything the Store keeps.
 func TestReindexOfOtherOptionsStartsItsOwnRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bookSite(t, e, 50)
 	some, err := voting.New(e.pool, noBuilder, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now),
@@ -602,6 +613,7 @@ func (c scanConn) Do(cmd string, args ...any) (any, error) {
 // with live groups runs Reindex, cut short after one group, then again,
 // with the batch reversed.
 func TestReindexResumedAfterSCANReorders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	groups := map[string]string{} // article id -> its one group
 	for i := range 40 {
@@ -652,6 +664,7 @@ func TestReindexResumedAfterSCANReorders(t *testing.T) {
 // resumed run finishes the group it was walking, from where it stopped,
 // and leaves every live index exact and marked built.
 func TestReindexResumedWithANewGroupBetween(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// Groups of several steps each, so that the call is cut short within
 	// whichever SCAN gives second.
@@ -717,6 +730,7 @@ func (c failConn) Do(cmd string, args ...any) (any, error) {
 // TestReindexCountsNeverGoBack: a call that fails in a window's trim step
 // reports the run's counts as they stood, not a count of steps of 0.
 func TestReindexCountsNeverGoBack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	postMany(e, 30)
 	s := e.with(voting.WithOrders(voting.TopWeek))

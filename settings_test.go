@@ -28,6 +28,7 @@ import (
 // article keeps live groups unless the Store lists groups through the
 // book's cache; one the book's code wrote keeps them only if asked.
 func TestANewNamespaceTakesItsFirstStoresSettings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithVoteWeight(100), voting.WithCutoff(48*time.Hour), voting.WithOrders(voting.ByBest),
 		voting.WithKarma(), voting.WithUserHistory(time.Hour))
 	got, err := e.store.Settings(ctx)
@@ -95,6 +96,7 @@ func TestANewNamespaceTakesItsFirstStoresSettings(t *testing.T) {
 // the wrong order for the cache's minute. A namespace the library makes
 // keeps live groups: the page right after is complete and in order.
 func TestTheNewcomersGroupPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := newSite(t, e)
 	var ids []string
@@ -129,6 +131,7 @@ func TestTheNewcomersGroupPage(t *testing.T) {
 // call, with an error that names both values and how to agree, and writes
 // nothing.
 func TestAnotherWeightCutoffOrHistoryIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(time.Hour))
 	id := e.post("alice", "scored", "g")
 	for _, tt := range []struct {
@@ -176,6 +179,7 @@ func TestAnotherWeightCutoffOrHistoryIsRefused(t *testing.T) {
 // Store that had read the settings before finds them changed on its next
 // write, reads them again and keeps it too.
 func TestAStoreAddsWhatItAsksFor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	plain := e.store
 	s := newSite(t, e)
@@ -236,6 +240,7 @@ func slicesContain(list []voting.Order, o voting.Order) bool {
 // link, history and count equals a model of what was done, with no
 // Reindex.
 func TestMixedStoresKeepEveryIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(), voting.WithKarma(), voting.WithUniqueLinks(),
 		voting.WithUserHistory(30*24*time.Hour))
 	stores := []*voting.Store{e.with(), e.store}
@@ -479,6 +484,7 @@ func TestMixedStoresKeepEveryIndex(t *testing.T) {
 // listings of those answer ErrNotIndexed, and group listings the book's
 // own, never a page that lacks them; after Reindex every listing is exact.
 func TestTheBooksWritesAreNoticed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.Orders()...), voting.WithKarma(), voting.WithUniqueLinks())
 	s := newSite(t, e)
 	for i := range 4 {
@@ -536,6 +542,7 @@ func idsOfModel(s *site) []string {
 // listing of the new index is ever a page that lacks an article, and at
 // the end the index is exact and marked built.
 func TestARollingDeployAddsAnIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := newSite(t, e)
 	old := e.store
@@ -652,6 +659,7 @@ func (e *env) book(py string, args ...string) string {
 // listing for a group, never a page that lacks the new articles; after
 // Reindex every listing is exact again.
 func TestTheBooksPythonCodeIsNoticed(t *testing.T) {
+	t.Parallel()
 	py := python()
 	switch {
 	case py == "" && os.Getenv("CI") == "true":
@@ -737,6 +745,7 @@ func TestTheBooksPythonCodeIsNoticed(t *testing.T) {
 // namespace's settings, so that no Store's write keeps them again, and
 // removes every key of theirs, in steps; what is still kept stays exact.
 func TestStopKeepingRemovesAnIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes, voting.TopDay, voting.ByBest), voting.WithKarma(), voting.WithUniqueLinks(),
 		voting.WithUserHistory(24*time.Hour))
 	s := newSite(t, e)
@@ -905,6 +914,7 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 // move scores by the new weight, and a Store given the old weight is
 // refused.
 func TestRescoreChangesTheWeightAndCutoff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByVotes))
 	s := newSite(t, e)
 	var ids []string
@@ -1003,6 +1013,7 @@ func TestRescoreChangesTheWeightAndCutoff(t *testing.T) {
 // stops goes on with a run of what is kept then, and writes nothing of the
 // stopped order again.
 func TestStopKeepingDuringReindex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache)
 	for i := range 30 {
 		e.post("alice", fmt.Sprintf("a%d", i))
@@ -1038,6 +1049,7 @@ func TestStopKeepingDuringReindex(t *testing.T) {
 // one with no generation among them, is ErrCorrupt naming the key, and
 // no Store writes its own options over it.
 func TestDamagedSettingsAreCorrupt(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{"gen": "3", "weight": "432", "cutoff": "604800000", "history": "0", "orders": "", "kinds": "live"}
 	for _, c := range []struct{ name, field, value string }{
 		{"no generation", "gen", ""},
@@ -1082,6 +1094,7 @@ func TestDamagedSettingsAreCorrupt(t *testing.T) {
 // TestSettingsInJSON: the durations are text, not nanoseconds, and read
 // back as written.
 func TestSettingsInJSON(t *testing.T) {
+	t.Parallel()
 	set := voting.Settings{Orders: []voting.Order{voting.ByScore, voting.ByTime, voting.ByHot}, LiveGroups: true,
 		UserHistory: 90 * time.Minute, Karma: true, VoteWeight: 432, Cutoff: time.Hour + 1500*time.Microsecond,
 		Building: voting.Building{Unbuilt: []string{"hot"}, Run: &voting.ReindexProgress{Articles: 7, Steps: 1}, Background: true}}
@@ -1110,6 +1123,7 @@ func TestSettingsInJSON(t *testing.T) {
 // a Store not given the option is told which option adds it; and a Store
 // given it that starts after adds it back.
 func TestAStoppedIndexIsExplained(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.ByHot), voting.WithKarma(), voting.WithUniqueLinks(), voting.WithUserHistory(time.Hour))
 	e.post("alice", "stopped")
 	plain := e.with()
@@ -1154,6 +1168,7 @@ func TestAStoppedIndexIsExplained(t *testing.T) {
 // Store adds the order again to a namespace with articles: its listings
 // answer ErrNotIndexed until Reindex builds it.
 func TestALeftoverMarkDoesNotBuildAnIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("alice", "first")
 	e.post("bob", "second")
@@ -1180,6 +1195,7 @@ func TestALeftoverMarkDoesNotBuildAnIndex(t *testing.T) {
 // of a millisecond is taken, kept to the millisecond, and agrees with a
 // Store given the same; voting closes at the millisecond.
 func TestACutoffKeptToTheMillisecond(t *testing.T) {
+	t.Parallel()
 	cutoff := time.Hour + 1500*time.Microsecond
 	e := newEnv(t, voting.WithCutoff(cutoff))
 	set, err := e.store.Settings(ctx)

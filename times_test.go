@@ -32,6 +32,7 @@ var timesOpts = []voting.Option{
 // the year 10000 as a double), every call that reads the clock gives
 // ErrInvalid and writes nothing.
 func TestClockOutsideTheYearsIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, at := range []time.Time{
 		time.Date(-100, 6, 1, 12, 0, 0, 0, time.UTC),
 		time.Date(0, 6, 1, 12, 0, 0, 0, time.UTC),
@@ -80,6 +81,7 @@ func TestClockOutsideTheYearsIsRefused(t *testing.T) {
 // 1 gives it no mark (no article is posted before it), and a window trimmed
 // later gets one.
 func TestClockAtTheEdgesOfTheYears(t *testing.T) {
+	t.Parallel()
 	for _, at := range []time.Time{
 		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
 		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
@@ -180,6 +182,7 @@ func TestClockAtTheEdgesOfTheYears(t *testing.T) {
 // pages encode as JSON; by score the page gives the scores, by time fetch
 // reads them.
 func TestTimesAndScoresOutsideTheRangeAreSkipped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, bookCache, voting.WithUserHistory(365*24*time.Hour))
 	var ids []string
 	for i := range 5 {

@@ -21,6 +21,7 @@ import (
 // window has passed since it was posted, to the microsecond, and out from
 // then on; the next article is still in.
 func TestWindowEdges(t *testing.T) {
+	t.Parallel()
 	for order, window := range windows {
 		t.Run(order.String(), func(t *testing.T) {
 			e := newEnv(t, voting.WithOrders(order))
@@ -54,6 +55,7 @@ func TestWindowEdges(t *testing.T) {
 // the same time, are trimmed over several steps of a few each, and the
 // listing is exact however the steps fall.
 func TestWindowTrimsInSteps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay, voting.TopWeek), voting.WithPageSize(3), voting.WithGroupCacheTTL(0))
 	voting.SetBatches(e.store, 2, 2)
 	s := newSite(t, e)
@@ -79,6 +81,7 @@ func TestWindowTrimsInSteps(t *testing.T) {
 // article that a listing by a Store whose clock is ahead has already
 // trimmed past; it stays out of the window rather than never being trimmed.
 func TestPostIntoAWindowTrimmedPastIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	e.post("alice", "first")
 	ahead := &clock{now: e.clock.Now().Add(48 * time.Hour)}
@@ -121,6 +124,7 @@ func parseMark(t *testing.T, s string) time.Time {
 // TestPostIntoAWindowTrimmedPastIt posts an hour before a mark; this posts at
 // it, to the microsecond.
 func TestPostAtAWindowsMarkStaysOut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	e.post("alice", "first")
 	e.post("bob", "second")
@@ -175,6 +179,7 @@ func TestPostAtAWindowsMarkStaysOut(t *testing.T) {
 // number and Redis refuse as a range bound) is refused alike by a post and
 // a listing, naming it, and nothing is written.
 func TestUnsoundMarkIsCorrupt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	e.post("alice", "first")
 	e.do("HSET", e.key("trimmed:"), "top-day", "5 ")
@@ -212,6 +217,7 @@ func storeAt(t *testing.T, e *env, at time.Time, opts ...voting.Option) *voting.
 // indexes; and a post into a group follows the group's mark, not the
 // site's.
 func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
+	t.Parallel()
 	opts := []voting.Option{voting.WithOrders(voting.TopDay), voting.WithLiveGroups()}
 	t.Run("AddToGroups", func(t *testing.T) {
 		e := newEnv(t, opts...)
@@ -289,6 +295,7 @@ func TestLiveWindowsKeepTheirGroupsMark(t *testing.T) {
 // window ago is out of the window, so AddToGroups does not put it in the
 // group's live window.
 func TestLiveWindowsLeaveOutArticlesAtTheCut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
 	id := e.post("alice", "first")
 	e.advance(24 * time.Hour)
@@ -308,6 +315,7 @@ func TestLiveWindowsLeaveOutArticlesAtTheCut(t *testing.T) {
 // mark at the window's start from the post, AddToGroups or Reindex that
 // first writes it, so that its first trim does not walk the group's past.
 func TestLiveWindowsGetAFirstMark(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay), voting.WithLiveGroups())
 	want := fmt.Sprint(e.clock.Now().Add(-24 * time.Hour).Unix())
 	id := e.post("alice", "first", "posted")
@@ -334,6 +342,7 @@ func TestLiveWindowsGetAFirstMark(t *testing.T) {
 // listings, its count and later posts read it, and a later step walks on
 // from exactly there.
 func TestWindowMarkNearTheEpoch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		at   time.Time // where the full step stops
 		mark string
@@ -397,6 +406,7 @@ func TestWindowMarkNearTheEpoch(t *testing.T) {
 // the epoch (1.5e-07, which Redis and miniredis both write with an
 // exponent) marks the window at exactly that time, in plain decimal.
 func TestWindowMarkAtABookTime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	voting.SetBatches(e.store, 2, 2)
 	e.clock.set(time.Unix(0, 0).Add(12 * time.Hour))
@@ -427,6 +437,7 @@ func TestWindowMarkAtABookTime(t *testing.T) {
 // cannot mark where it stopped: the listing is ErrCorrupt naming the time
 // index, and no mark is written.
 func TestWindowStepAtATimeOutsideTheYears(t *testing.T) {
+	t.Parallel()
 	for _, at := range []string{"-1e12", "-inf"} {
 		t.Run(at, func(t *testing.T) {
 			e := newEnv(t, voting.WithOrders(voting.TopDay))
@@ -451,6 +462,7 @@ func TestWindowStepAtATimeOutsideTheYears(t *testing.T) {
 // has emptied) writes nothing, live groups on and off: a reader cannot grow
 // trimmed: or any other key by asking for made-up groups.
 func TestListingAnEmptyGroupLeavesNoTrace(t *testing.T) {
+	t.Parallel()
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live groups %v", live), func(t *testing.T) {
 			opts := []voting.Option{voting.WithOrders(voting.Orders()...)}

@@ -21,6 +21,7 @@ import (
 )
 
 func TestBadInputWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "target", "news")
 	long := strings.Repeat("x", 301)
@@ -98,6 +99,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 }
 
 func TestGoodEdgeInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	title := strings.Repeat("é", voting.MaxTitleLen)
 	group := strings.Repeat("ü", voting.MaxGroupLen)
@@ -132,6 +134,7 @@ func TestGoodEdgeInput(t *testing.T) {
 // Count(group), UserHistory and WithUserHistory refuse bad input with
 // ErrInvalid, writing nothing.
 func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	for _, d := range []time.Duration{-time.Second, time.Millisecond, 999 * time.Millisecond} {
 		if _, err := voting.New(newEnv(t).pool, noBuilder, voting.WithUserHistory(d)); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("WithUserHistory(%v): %v, want ErrInvalid", d, err)
@@ -187,6 +190,7 @@ func TestDeleteCountsAndHistoryRefuseBadInput(t *testing.T) {
 // with the limit a caller can read, and the methods that take such input
 // point there.
 func TestInputRulesAreInThePackageDoc(t *testing.T) {
+	t.Parallel()
 	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ func (e *env) checkVoteState(t *testing.T, id string, want voteState) {
 }
 
 func TestVote(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		user string
 		dir  voting.Direction
@@ -116,6 +117,7 @@ func TestVote(t *testing.T) {
 }
 
 func TestVoteErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(time.Hour))
 	id := e.post("alice", "closing")
 	before := e.dump()
@@ -149,6 +151,7 @@ func TestVoteErrors(t *testing.T) {
 // "-1", ...) neither goes ahead nor stops half-way with a raw Lua error: it
 // is refused with ErrCorrupt naming the field, and writes nothing.
 func TestVoteRefusesUnsoundFields(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		field, value string
 		dir          voting.Direction
@@ -216,6 +219,7 @@ func TestVoteRefusesUnsoundFields(t *testing.T) {
 // it back in score: with a score of a vote or so, nor by AddToGroups; they
 // report ErrNotFound and write nothing.
 func TestVoteAndGroupsDoNotBringBackARemovedArticle(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		indexes []string
@@ -263,6 +267,7 @@ func TestVoteAndGroupsDoNotBringBackARemovedArticle(t *testing.T) {
 // out of it when voted on; one posted before its order was kept stays out
 // of that index until Reindex.
 func TestVotesMoveOnlyIndexedEntries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithOrders(voting.TopDay))
 	id := e.post("alice", "old news")
 	e.advance(25 * time.Hour)
@@ -293,6 +298,7 @@ func TestVotesMoveOnlyIndexedEntries(t *testing.T) {
 }
 
 func TestUserVotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(time.Hour))
 	a := e.post("alice", "a")
 	b := e.post("alice", "b")
@@ -320,6 +326,7 @@ func TestUserVotes(t *testing.T) {
 // A direction never given, as a JSON body's misspelt field leaves it, is
 // refused: it does not take the user's vote back.
 func TestVoteRefusesADirectionNeverGiven(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "a")
 	e.vote("yann", id, voting.Up)
@@ -359,6 +366,7 @@ func TestVoteRefusesADirectionNeverGiven(t *testing.T) {
 }
 
 func TestVoteSetsExpireAtTheCutoff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "expiring")
 	e.vote("alice", id, voting.None) // the voted set is now gone
@@ -391,6 +399,7 @@ func TestVoteSetsExpireAtTheCutoff(t *testing.T) {
 // voter to a set made before the clock last moved, so that this does not
 // depend on whether a vote sets the TTL of a set that has one.
 func TestVoterSetTTLsFollowTheCutoff(t *testing.T) {
+	t.Parallel()
 	const cutoff = 50 * time.Hour
 	e := newEnv(t, voting.WithCutoff(cutoff))
 	id := e.post("alice", "expiring")
@@ -534,6 +543,7 @@ func TestVoteWaitingForAConnectionPastTheCutoffCountsOnce(t *testing.T) {
 // 3s takes no vote once the voter sets have expired, so that no voter is
 // counted again.
 func TestVoteThroughALaggingClockAfterTheSetsExpired(t *testing.T) {
+	t.Parallel()
 	const lag = 3 * time.Second
 	e := newEnv(t)
 	// On miniredis the voter sets expire as the test moves its clock, with a
@@ -598,6 +608,7 @@ func TestVoteThroughALaggingClockAfterTheSetsExpired(t *testing.T) {
 }
 
 func TestConcurrentVotesKeepScoreAndCountersTogether(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "contested")
 	const workers, votes = 8, 40
@@ -653,6 +664,7 @@ func TestConcurrentVotesKeepScoreAndCountersTogether(t *testing.T) {
 }
 
 func TestManyVotersOnOneArticle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "popular")
 	const goroutines = 32
@@ -687,6 +699,7 @@ func TestManyVotersOnOneArticle(t *testing.T) {
 }
 
 func TestOneUserRacingThemselves(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.post("alice", "contested")
 	const goroutines, rounds = 50, 20
@@ -741,6 +754,7 @@ func (e *env) checkCounts(t *testing.T, id string, up, down int64, net int) {
 // microsecond before the edge counts; at the edge itself, a vote, a switch
 // or a take-back is ErrVotingClosed and writes nothing.
 func TestVotingClosesExactlyAtTheCutoff(t *testing.T) {
+	t.Parallel()
 	const cutoff = time.Hour
 	e := newEnv(t, voting.WithCutoff(cutoff))
 	posted := e.clock.Now()

@@ -15,6 +15,7 @@ import (
 )
 
 func TestNewRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return nil, errors.New("no dialing in this test") }}
 	tests := []struct {
 		name string
@@ -69,6 +70,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 // that scores would overflow or lose their seconds, and takes
 // MaxVoteWeight.
 func TestNewRefusesAVoteWeightPastTheMaximum(t *testing.T) {
+	t.Parallel()
 	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return nil, errors.New("no dialing in this test") }}
 	for _, w := range []float64{1e308, 2 * voting.MaxVoteWeight, math.Nextafter(voting.MaxVoteWeight, math.Inf(1))} {
 		if s, err := voting.New(pool, noBuilder, voting.WithVoteWeight(w)); !errors.Is(err, voting.ErrInvalid) {
@@ -81,6 +83,7 @@ func TestNewRefusesAVoteWeightPastTheMaximum(t *testing.T) {
 }
 
 func TestPostArticleUsesPrefixAndOptions(t *testing.T) {
+	t.Parallel()
 	e := newEnvPrefix(t, "news:", voting.WithVoteWeight(100.5), voting.WithCutoff(time.Hour))
 	id := e.post("alice", "prefixed", "tech")
 	if !strings.HasSuffix(e.prefix, "news:") {

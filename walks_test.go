@@ -67,6 +67,7 @@ func (e *env) wantTTL(key string, posted float64, cutoff time.Duration) {
 // as its article does; and a rescore to a cutoff that has passed closes
 // both.
 func TestRescoreRetimesTheComments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(2*time.Second))
 	e.store = e.with() // a Store that takes the namespace's cutoff, whatever Rescore makes it
 	a := e.post("alice", "discussed")
@@ -114,6 +115,7 @@ func TestRescoreRetimesTheComments(t *testing.T) {
 // the settings before another Store's Rescore to a shorter cutoff finds a
 // comment past that cutoff closed, as a vote on an article is.
 func TestACommentVoteOfOldSettingsAfterARescoreIsClosed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(time.Hour))
 	e.store = e.with()
 	a := e.post("alice", "discussed")
@@ -181,6 +183,7 @@ func (e *env) wantRescored(ids, comments []string, weight float64, cutoff time.D
 // many calls as the walk has steps; then a call returns at once. Before,
 // every call walked again from the oldest article and never finished.
 func TestRescoreGoesOnWhereItStopped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(48*time.Hour))
 	e.store = e.with()
 	ids, comments := rescoreData(e, 90, 45)
@@ -231,6 +234,7 @@ func TestRescoreGoesOnWhereItStopped(t *testing.T) {
 // other values is not gone on with when the first values come back: the
 // second walk started anew from the oldest article.
 func TestARescoreOfOtherValuesStartsAnew(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithCutoff(48*time.Hour))
 	e.store = e.with()
 	ids, comments := rescoreData(e, 70, 10)
@@ -262,6 +266,7 @@ func TestARescoreOfOtherValuesStartsAnew(t *testing.T) {
 // change of the cutoff alone included; and a Rescore racing a Store that
 // adds karma keeps both changes.
 func TestRescoresRacing(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		a, b     float64
@@ -436,6 +441,7 @@ func TestStopKeepingGoesOnWhereItStopped(t *testing.T) {
 // voter sets, renamed (deleted:voted:<id>); StopKeeping of the histories
 // takes them with the histories, so that no key of the histories is left.
 func TestStopKeepingHistoriesTakesADeletionLeftHalfDone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, voting.WithUserHistory(time.Hour))
 	id := e.post("alice", "deleted half way")
 	for i := range 30 {
@@ -477,6 +483,7 @@ func TestStopKeepingHistoriesTakesADeletionLeftHalfDone(t *testing.T) {
 // Rescore and StopKeeping with ErrCorrupt naming it, before they write
 // anything, the settings included.
 func TestAWalksProgressOfTheWrongType(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		call func(s *voting.Store) error

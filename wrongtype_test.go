@@ -230,12 +230,11 @@ func dumpLines(dump string) map[string]string {
 	return lines
 }
 
-// writtenKeys runs op on a fresh namespace and gives the keys its call
-// changed, created or deleted, with each one's type before or after.
-func writtenKeys(t *testing.T, opts []voting.Option, op keyedOp) map[string]string {
+// writtenKeys runs op on e, a fresh namespace holding wrongTypeSite, and
+// gives the keys its call changed, created or deleted, with each one's type
+// before or after.
+func writtenKeys(t *testing.T, e *env, op keyedOp) map[string]string {
 	t.Helper()
-	e := newEnv(t, opts...)
-	wrongTypeSite(e)
 	if op.setup != nil {
 		op.setup(e)
 	}
@@ -299,13 +298,32 @@ func (e *env) corruptAs(key, typ string) (restore func()) {
 }
 
 func TestEveryKeyOfTheWrongTypeIsRefused(t *testing.T) {
+	t.Parallel()
 	for i, st := range wrongTypeStores {
 		ops := keyedOps()
 		if i == 0 {
 			ops = append(append(ops, keyedPeopleOps()...), keyedCommentOps()...)
 		}
+		// Each case starts from wrongTypeSite in a namespace of its own.
+		// On miniredis, whose Lua runs slowly, the site is built once and
+		// each case's server is given a copy of its keys; on a real server
+		// each case builds it.
+		site := newEnv(t, st.opts...)
+		wrongTypeSite(site)
+		fresh := func(t *testing.T) *env {
+			e := newEnv(t, st.opts...)
+			wrongTypeSite(e)
+			return e
+		}
+		if !site.real() {
+			snap := site.snapshot()
+			if copied := newEnvFrom(t, snap, st.opts...); copied.dump() != site.dump() {
+				t.Fatalf("the copy of the site differs:\n%s\nthe site:\n%s", copied.dump(), site.dump())
+			}
+			fresh = func(t *testing.T) *env { return newEnvFrom(t, snap, st.opts...) }
+		}
 		for _, op := range ops {
-			written := writtenKeys(t, st.opts, op)
+			written := writtenKeys(t, fresh(t), op)
 			keys := map[string]string{}
 			for key, typ := range written {
 				keys[key] = typ
@@ -329,17 +347,14 @@ func TestEveryKeyOfTheWrongTypeIsRefused(t *testing.T) {
 			for _, name := range names {
 				typ := keys[name]
 				if typ == "" {
-					e := newEnv(t, st.opts...)
-					wrongTypeSite(e)
-					if typ = e.str("TYPE", e.key(name)); typ == "none" {
+					if typ = site.str("TYPE", site.key(name)); typ == "none" {
 						continue // a read of a key this Store does not keep
 					}
 				}
 				for i, wrong := range wrongTypesFor(typ) {
 					t.Run(st.name+"/"+op.name+"/"+name+" as a "+wrong, func(t *testing.T) {
 						t.Parallel() // each case has a namespace of its own
-						e := newEnv(t, st.opts...)
-						wrongTypeSite(e)
+						e := fresh(t)
 						if op.setup != nil {
 							op.setup(e)
 						}
