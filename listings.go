@@ -403,12 +403,12 @@ func (s *Store) entries(c rconn.Link, l listing, w window, list, scope, prefix s
 // readWindow sends w's read of l's index (read, with what it needs before
 // it) and gives the entries and values it read.
 func (s *Store) readWindow(c rconn.Link, l listing, w window, prefix string) ([]any, error) {
-	read, cl := w.read(l.index, prefix)
+	read, after := w.read(l.index, prefix)
 	reply, err := s.read(c, l, read)
 	if rconn.NoScript(err) {
 		// Redis does not have the script yet: the read before it ran; run
 		// the script once on its own, which sends its source.
-		reply, err = c.Run(cl.Eval())
+		reply, err = c.Run(after.Call().Eval())
 	}
 	return w.entries(reply, err, l.index, read.Name)
 }

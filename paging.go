@@ -97,18 +97,17 @@ func pageBounds(page, size int) (start, stop int64, past bool) {
 // and their values: by number, from w's start to its stop; by cursor, one
 // entry more than the page holds, to tell whether a page follows, from the
 // start for the zero point, else after the point's member, prefix before
-// it, in after.lua; cl is then that script's run, which sends its source,
-// for a Redis that does not have it yet.
-func (w window) read(index, prefix string) (read rconn.Command, cl script.Call) {
+// it, in after.lua; after is then that script's arguments (its Call sends
+// its source, for a Redis that does not have it yet), and zero otherwise.
+func (w window) read(index, prefix string) (read rconn.Command, after script.After) {
 	switch {
 	case w.byNumber:
-		return rconn.Command{Name: "ZREVRANGE", Args: []any{index, w.start, w.stop, "WITHSCORES"}}, cl
+		return rconn.Command{Name: "ZREVRANGE", Args: []any{index, w.start, w.stop, "WITHSCORES"}}, after
 	case w.at.member == "":
-		return rconn.Command{Name: "ZREVRANGE", Args: []any{index, 0, w.size, "WITHSCORES"}}, cl
+		return rconn.Command{Name: "ZREVRANGE", Args: []any{index, 0, w.size, "WITHSCORES"}}, after
 	}
-	after := script.After{Index: index, Score: w.at.value, Member: prefix + w.at.member, Size: w.size + 1}
-	cl = after.Call()
-	return cl.Eval().Command(), cl
+	after = script.After{Index: index, Score: w.at.value, Member: prefix + w.at.member, Size: w.size + 1}
+	return after.Call().Eval().Command(), after
 }
 
 // entries checks reply, to w's read (named name) of index, and gives its
