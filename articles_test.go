@@ -1,6 +1,6 @@
 package voting_test
 
-// Tests of posting and reading articles (articles.go): the book's layout
+// Tests of posting and reading articles (articles.go, article_reads.go): the book's layout
 // they are stored in, the book's own data, fractional times and large ids.
 
 import (

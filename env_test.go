@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -38,9 +39,11 @@ import (
 // processes on ports of their own (a restart could find its port taken by
 // another test's connection), read numbers of the whole server (INFO,
 // CLIENT LIST, DBSIZE), flush its scripts, move the cluster's slots, or
-// weigh stalls (stall_test.go).
+// weigh stalls (stall_test.go). Benchmarks run with Go's default
+// collector, as a service runs the library, so that their figures hold.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOGC") == "" {
+	flag.Parse()
+	if bench := flag.Lookup("test.bench"); os.Getenv("GOGC") == "" && (bench == nil || bench.Value.String() == "") {
 		debug.SetGCPercent(400)
 	}
 	os.Exit(m.Run())

@@ -20,7 +20,8 @@ import (
 )
 
 // Paging says which page of a list to read. Every list the Store gives
-// (List, Groups, TopPosters, UserHistory) takes one and pages the same way:
+// (List, Groups, TopPosters, TopCommenters, UserHistory, Comments,
+// UserComments) takes one and pages the same way:
 // by number (Page), or after a cursor (After) that the call for the page
 // before returned as next, with Size items a page.
 //
@@ -59,7 +60,7 @@ type window struct {
 }
 
 // paging checks p for the list named list (an order's name, or one of the
-// lists' names below) of scope (a group or user; "" for none).
+// lists' names in cursors.go) of scope (a group or user; "" for none).
 func (s *Store) paging(p Paging, list, scope string) (window, error) {
 	w := window{size: p.Size}
 	if w.size == 0 {

@@ -503,6 +503,9 @@ func ReplyError(cmds []Command, replies []any) error {
 	for i, reply := range replies {
 		if err, ok := reply.(redis.Error); ok {
 			key := fmt.Sprint(cmds[i].Args[0])
+			if b, ok := cmds[i].Args[0].([]byte); ok {
+				key = string(b)
+			}
 			if errs.IsWrongType(err) {
 				return errs.WrongType(err, key, cmds[i].Name)
 			}
