@@ -249,32 +249,12 @@ func (e *env) snapshot() snapshot {
 	if e.mr == nil {
 		e.t.Fatal("a snapshot is of an env on miniredis")
 	}
-	keys := e.keys()
-	types, err := redis.Strings(e.pipe(func(send func(cmd string, args ...any)) {
-		for _, k := range keys {
-			send("TYPE", k)
+	keys, types, replies := e.readKeys()
+	for i, k := range keys {
+		if !slices.Contains([]string{"string", "hash", "set", "zset"}, types[i]) {
+			e.t.Fatalf("a snapshot of %s, a %s", k, types[i])
 		}
-	}), nil)
-	if err != nil {
-		e.t.Fatalf("TYPE: %v", err)
 	}
-	replies := e.pipe(func(send func(cmd string, args ...any)) {
-		for i, k := range keys {
-			switch types[i] {
-			case "string":
-				send("GET", k)
-			case "hash":
-				send("HGETALL", k)
-			case "set":
-				send("SMEMBERS", k)
-			case "zset":
-				send("ZRANGE", k, 0, -1, "WITHSCORES")
-			default:
-				e.t.Fatalf("a snapshot of %s, a %s", k, types[i])
-			}
-			send("PTTL", k)
-		}
-	})
 	snap := snapshot{now: e.clock.Now(), prefix: e.prefix, foreign: e.foreign, closedDeletes: e.closedDeletes}
 	for i, k := range keys {
 		var vals []string
@@ -494,12 +474,12 @@ func (e *env) keys() []string {
 	return slices.Compact(all)
 }
 
-// dump writes the namespace's whole state, each key with its type, contents
-// and whether it has a TTL, for comparing before and after a call. It reads
-// the keys' types in one round trip and their contents in another.
-func (e *env) dump() string {
+// readKeys reads the namespace's keys, their types in one round trip, and
+// in another each key's contents (PING for a type the library writes
+// none of) and PTTL: replies holds two for each key, in keys' order.
+func (e *env) readKeys() (keys, types []string, replies []any) {
 	e.t.Helper()
-	keys := e.keys()
+	keys = e.keys()
 	types, err := redis.Strings(e.pipe(func(send func(cmd string, args ...any)) {
 		for _, k := range keys {
 			send("TYPE", k)
@@ -508,7 +488,7 @@ func (e *env) dump() string {
 	if err != nil {
 		e.t.Fatalf("TYPE: %v", err)
 	}
-	replies := e.pipe(func(send func(cmd string, args ...any)) {
+	replies = e.pipe(func(send func(cmd string, args ...any)) {
 		for i, k := range keys {
 			switch types[i] {
 			case "string":
@@ -525,6 +505,15 @@ func (e *env) dump() string {
 			send("PTTL", k)
 		}
 	})
+	return keys, types, replies
+}
+
+// dump writes the namespace's whole state, each key with its type, contents
+// and whether it has a TTL, for comparing before and after a call. It reads
+// the keys' types in one round trip and their contents in another.
+func (e *env) dump() string {
+	e.t.Helper()
+	keys, types, replies := e.readKeys()
 	var b strings.Builder
 	for i, k := range keys {
 		typ := types[i]

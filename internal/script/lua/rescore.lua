@@ -82,15 +82,7 @@ end
 for _, m in ipairs(moves) do
 	redis.call('ZADD', m[1], 'XX', m[2], m[3])
 end
-for i = 1, #expiries, 2 do
-	local ttl, voted, downvoted = expiries[i], votedPrefix .. expiries[i + 1], downvotedPrefix .. expiries[i + 1]
-	if ttl > 0 then
-		redis.call('PEXPIRE', voted, string.format('%d', ttl))
-		redis.call('PEXPIRE', downvoted, string.format('%d', ttl))
-	else
-		redis.call('UNLINK', voted, downvoted)
-	end
-end
+retime(expiries, votedPrefix, downvotedPrefix)
 if nextFrom == '' then
 	redis.call('HSET', progress, 'rescore', run, 'rescore-phase', 'comments', 'rescore-at', '0')
 else

@@ -47,15 +47,7 @@ for id = from + 1, to do
 	end
 end
 
-for i = 1, #expiries, 2 do
-	local ttl, voted, downvoted = expiries[i], votedPrefix .. expiries[i + 1], downvotedPrefix .. expiries[i + 1]
-	if ttl > 0 then
-		redis.call('PEXPIRE', voted, string.format('%d', ttl))
-		redis.call('PEXPIRE', downvoted, string.format('%d', ttl))
-	else
-		redis.call('UNLINK', voted, downvoted)
-	end
-end
+retime(expiries, votedPrefix, downvotedPrefix)
 if to >= last then
 	redis.call('HSET', progress, 'rescore', run, 'rescore-phase', 'done', 'rescore-at', string.format('%d', to))
 	return {''}

@@ -93,3 +93,19 @@ local function tally(hash, voted, downvoted, user, up, down, ups, downs, downRea
 		redis.call('HINCRBY', hash, 'downvotes', down)
 	end
 end
+
+-- retime gives the voter sets of items new times to live: expiries holds,
+-- for each item, the milliseconds its voting has left, then the item's
+-- name after votedPrefix and downvotedPrefix; an item whose voting has
+-- closed loses its voter sets.
+local function retime(expiries, votedPrefix, downvotedPrefix)
+	for i = 1, #expiries, 2 do
+		local ttl, voted, downvoted = expiries[i], votedPrefix .. expiries[i + 1], downvotedPrefix .. expiries[i + 1]
+		if ttl > 0 then
+			redis.call('PEXPIRE', voted, string.format('%d', ttl))
+			redis.call('PEXPIRE', downvoted, string.format('%d', ttl))
+		else
+			redis.call('UNLINK', voted, downvoted)
+		end
+	end
+end
