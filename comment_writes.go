@@ -56,7 +56,7 @@ func (s *Store) PostComment(ctx context.Context, poster, articleID, parentID, bo
 			Gen: ns.gen, ArticleMember: k.ArticleHash(articleID), ArticleID: articleID, ParentID: parentID,
 			CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(), RepliesPrefix: k.RepliesPrefix(),
 			Poster: poster, Body: body, Posted: schema.UnixSeconds(now), CutoffMillis: ns.cutoff.Milliseconds(),
-			MaxDepth: MaxCommentDepth, Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds,
+			MaxDepth: MaxCommentDepth, Prefix: k.Prefix(), Orders: commentKinds, Kinds: ns.hooked,
 		}
 		return p.Call()
 	})
@@ -107,7 +107,7 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Dir
 			v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
 				Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
 				Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
-				Karma: k.CommentKarma(), KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+				Prefix: k.Prefix(), Orders: commentKinds, Kinds: ns.hooked}
 			return v.Call().Eval(), nil
 		})
 	})
@@ -167,11 +167,11 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) (err error)
 	k := s.keys
 	return s.commentStatus(s.writeReply(s.write(ctx, func(ns *state) script.Call {
 		d := script.CommentDelete{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
-			Config: k.Settings(), Karma: k.CommentKarma(), Gen: ns.gen,
+			Config: k.Settings(), Gen: ns.gen, Prefix: k.Prefix(),
 			Member: k.CommentHash(commentID), CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(),
 			DownvotedPrefix: k.CommentDownvotedPrefix(), RepliesPrefix: k.RepliesPrefix(), ArticlePrefix: k.ArticlePrefix(),
 			ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), MaxClimb: maxTombstoneClimb,
-			KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+			Orders: commentKinds, Kinds: ns.hooked}
 		return d.Call()
 	})))
 }
@@ -195,11 +195,11 @@ func (s *Store) commentStatus(reply any, err error) error {
 func (s *Store) purgeComments(ctx context.Context, articleID string) (purged bool, err error) {
 	k := s.keys
 	step := func(ns *state) script.Call {
-		p := script.CommentPurge{Thread: k.Thread(articleID), Config: k.Settings(), Karma: k.CommentKarma(), Gen: ns.gen,
+		p := script.CommentPurge{Thread: k.Thread(articleID), Config: k.Settings(), Gen: ns.gen, Prefix: k.Prefix(),
 			ArticleName:   schema.ParentName(articleID, ""),
 			CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(), DownvotedPrefix: k.CommentDownvotedPrefix(),
 			RepliesPrefix: k.RepliesPrefix(), PostsPrefix: k.UserCommentsPrefix(), Batch: purgeBatch,
-			KarmaKept: ns.keepsIndex("karma"), Kinds: commentKinds}
+			Orders: commentKinds, Kinds: ns.hooked}
 		return p.Call()
 	}
 	for {

@@ -405,10 +405,10 @@ func (r *reindexRun) walk(batch int) error {
 func (r *reindexRun) comments() error {
 	s := r.s
 	k := s.keys
-	step := script.ReindexComments{Progress: k.ReindexProgress(), Counter: k.CommentCounter(), Karma: k.CommentKarma(),
+	step := script.ReindexComments{Progress: k.ReindexProgress(), Counter: k.CommentCounter(), Prefix: k.Prefix(),
 		Run: r.run, Batch: s.reindexBatch, CommentPrefix: k.CommentPrefix(), VotedPrefix: k.CommentVotedPrefix(),
 		DownvotedPrefix: k.CommentDownvotedPrefix(), RepliesPrefix: k.RepliesPrefix(), ArticlePrefix: k.ArticlePrefix(),
-		ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), KarmaKept: r.ns.keepsIndex("karma"), Kinds: commentKinds}
+		ThreadPrefix: k.ThreadPrefix(), PostsPrefix: k.UserCommentsPrefix(), Orders: commentKinds, Kinds: r.ns.hooked}
 	call := step.Call()
 	for {
 		values, err := superseded(s.rc.Run(r.ctx, call.Eval()))

@@ -40,7 +40,8 @@ type Index struct {
 	// name after the prefix; its Lua names each by script.PartConstant
 	// ("karma:" is KARMA_PART), prefix .. KARMA_PART.
 	Parts []string
-	// Fields are the fields of an article's hash its Lib's hooks read.
+	// Fields are the fields of an item's hash (an article's, a comment's)
+	// its Lib's hooks read.
 	Fields []string
 	// Missing says, in ErrNotIndexed's words, what the kind lacks until
 	// Reindex builds it; Verb what Reindex does to it there ("build" if

@@ -110,7 +110,7 @@ func (x *CommentAfter) Call() Call {
 }
 
 // commentDeleteScript is comment_delete.lua.
-var commentDeleteScript = load("comment_delete.lua")
+var commentDeleteScript = loadVariants("comment_delete.lua")
 
 // CommentDelete are comment_delete.lua's KEYS and ARGV: its header, and the
 // comment under it, say what each is.
@@ -119,9 +119,9 @@ type CommentDelete struct {
 	Voted     string `lua:"voted"`
 	Downvoted string `lua:"downvoted"`
 	Config    string `lua:"settings"`
-	Karma     string `lua:"karma"` // sent when KarmaKept
 
 	Gen             string   `lua:"gen"`
+	Prefix          string   `lua:"prefix"`
 	Member          string   `lua:"member"`
 	CommentPrefix   string   `lua:"commentPrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
@@ -131,21 +131,18 @@ type CommentDelete struct {
 	ThreadPrefix    string   `lua:"threadPrefix"`
 	PostsPrefix     string   `lua:"postsPrefix"`
 	MaxClimb        int      `lua:"maxClimb"`
-	KarmaKept       bool     `lua:"karmaKept"`
-	Kinds           []string `lua:"kinds"`
+	Orders          []string `lua:"orders"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of comment_delete.lua with these arguments.
 func (x *CommentDelete) Call() Call {
-	keys := make([]string, 0, 5)
-	keys = append(keys, x.Hash, x.Voted, x.Downvoted, x.Config)
-	if x.KarmaKept {
-		keys = append(keys, x.Karma)
-	}
-	args := make([]any, 0, 12+len(x.Kinds))
-	args = append(args, x.Gen, x.Member, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.ArticlePrefix, x.ThreadPrefix, x.PostsPrefix, x.MaxClimb, Flag(x.KarmaKept))
-	args = appendNames(args, x.Kinds)
-	return Call{Script: commentDeleteScript, Keys: keys, Args: args}
+	keys := []string{x.Hash, x.Voted, x.Downvoted, x.Config}
+	args := make([]any, 0, 12+len(x.Orders))
+	args = append(args, x.Gen, x.Prefix, x.Member, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.ArticlePrefix, x.ThreadPrefix, x.PostsPrefix, x.MaxClimb)
+	args = appendNames(args, x.Orders)
+	return Call{Script: commentDeleteScript.of(x.Kinds), Keys: keys, Args: args}
 }
 
 // commentEditScript is comment_edit.lua.
@@ -167,7 +164,7 @@ func (x *CommentEdit) Call() Call {
 }
 
 // commentPostScript is comment_post.lua.
-var commentPostScript = load("comment_post.lua")
+var commentPostScript = loadVariants("comment_post.lua")
 
 // CommentPost are comment_post.lua's KEYS and ARGV: its header, and the
 // comment under it, say what each is.
@@ -179,9 +176,9 @@ type CommentPost struct {
 	Thread  string `lua:"thread"`
 	Posts   string `lua:"posts"`
 	Parent  string `lua:"parent"` // sent when ParentID is not empty
-	Karma   string `lua:"karma"`  // sent when KarmaKept
 
 	Gen           string   `lua:"gen"`
+	Prefix        string   `lua:"prefix"`
 	ArticleMember string   `lua:"articleMember"`
 	ArticleID     string   `lua:"articleID"`
 	ParentID      string   `lua:"parentID"`
@@ -193,37 +190,35 @@ type CommentPost struct {
 	Posted        string   `lua:"posted"`
 	CutoffMillis  int64    `lua:"cutoffMillis"`
 	MaxDepth      int      `lua:"maxDepth"`
-	KarmaKept     bool     `lua:"karmaKept"`
-	Kinds         []string `lua:"kinds"`
+	Orders        []string `lua:"orders"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of comment_post.lua with these arguments.
 func (x *CommentPost) Call() Call {
-	keys := make([]string, 0, 8)
+	keys := make([]string, 0, 7)
 	keys = append(keys, x.Counter, x.Article, x.ByScore, x.Config, x.Thread, x.Posts)
 	if x.ParentID != "" {
 		keys = append(keys, x.Parent)
 	}
-	if x.KarmaKept {
-		keys = append(keys, x.Karma)
-	}
-	args := make([]any, 0, 14+len(x.Kinds))
-	args = append(args, x.Gen, x.ArticleMember, x.ArticleID, x.ParentID, x.CommentPrefix, x.VotedPrefix, x.RepliesPrefix, x.Poster, x.Body, x.Posted, x.CutoffMillis, x.MaxDepth, Flag(x.KarmaKept))
-	args = appendNames(args, x.Kinds)
-	return Call{Script: commentPostScript, Keys: keys, Args: args}
+	args := make([]any, 0, 14+len(x.Orders))
+	args = append(args, x.Gen, x.Prefix, x.ArticleMember, x.ArticleID, x.ParentID, x.CommentPrefix, x.VotedPrefix, x.RepliesPrefix, x.Poster, x.Body, x.Posted, x.CutoffMillis, x.MaxDepth)
+	args = appendNames(args, x.Orders)
+	return Call{Script: commentPostScript.of(x.Kinds), Keys: keys, Args: args}
 }
 
 // commentPurgeScript is comment_purge.lua.
-var commentPurgeScript = load("comment_purge.lua")
+var commentPurgeScript = loadVariants("comment_purge.lua")
 
 // CommentPurge are comment_purge.lua's KEYS and ARGV: its header, and the
 // comment under it, say what each is.
 type CommentPurge struct {
 	Thread string `lua:"thread"`
 	Config string `lua:"settings"`
-	Karma  string `lua:"karma"` // sent when KarmaKept
 
 	Gen             string   `lua:"gen"`
+	Prefix          string   `lua:"prefix"`
 	ArticleName     string   `lua:"articleName"`
 	CommentPrefix   string   `lua:"commentPrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
@@ -231,25 +226,22 @@ type CommentPurge struct {
 	RepliesPrefix   string   `lua:"repliesPrefix"`
 	PostsPrefix     string   `lua:"postsPrefix"`
 	Batch           int      `lua:"batch"`
-	KarmaKept       bool     `lua:"karmaKept"`
-	Kinds           []string `lua:"kinds"`
+	Orders          []string `lua:"orders"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of comment_purge.lua with these arguments.
 func (x *CommentPurge) Call() Call {
-	keys := make([]string, 0, 3)
-	keys = append(keys, x.Thread, x.Config)
-	if x.KarmaKept {
-		keys = append(keys, x.Karma)
-	}
-	args := make([]any, 0, 10+len(x.Kinds))
-	args = append(args, x.Gen, x.ArticleName, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.PostsPrefix, x.Batch, Flag(x.KarmaKept))
-	args = appendNames(args, x.Kinds)
-	return Call{Script: commentPurgeScript, Keys: keys, Args: args}
+	keys := []string{x.Thread, x.Config}
+	args := make([]any, 0, 10+len(x.Orders))
+	args = append(args, x.Gen, x.Prefix, x.ArticleName, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.PostsPrefix, x.Batch)
+	args = appendNames(args, x.Orders)
+	return Call{Script: commentPurgeScript.of(x.Kinds), Keys: keys, Args: args}
 }
 
 // commentVoteScript is comment_vote.lua.
-var commentVoteScript = load("comment_vote.lua")
+var commentVoteScript = loadVariants("comment_vote.lua")
 
 // CommentVote are comment_vote.lua's KEYS and ARGV: its header, and the
 // comment under it, say what each is.
@@ -258,30 +250,27 @@ type CommentVote struct {
 	Voted     string `lua:"voted"`
 	Downvoted string `lua:"downvoted"`
 	Config    string `lua:"settings"`
-	Karma     string `lua:"karma"` // sent when KarmaKept
 
 	Member        string   `lua:"member"`
 	User          string   `lua:"user"`
 	Dir           any      `lua:"dir"`
 	NowText       string   `lua:"nowText"`
 	Gen           string   `lua:"gen"`
+	Prefix        string   `lua:"prefix"`
 	Cutoff        string   `lua:"cutoff"`
 	RepliesPrefix string   `lua:"repliesPrefix"`
-	KarmaKept     bool     `lua:"karmaKept"`
-	Kinds         []string `lua:"kinds"`
+	Orders        []string `lua:"orders"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of comment_vote.lua with these arguments.
 func (x *CommentVote) Call() Call {
-	keys := make([]string, 0, 5)
-	keys = append(keys, x.Hash, x.Voted, x.Downvoted, x.Config)
-	if x.KarmaKept {
-		keys = append(keys, x.Karma)
-	}
-	args := make([]any, 0, 9+len(x.Kinds))
-	args = append(args, x.Member, x.User, x.Dir, x.NowText, x.Gen, x.Cutoff, x.RepliesPrefix, Flag(x.KarmaKept))
-	args = appendNames(args, x.Kinds)
-	return Call{Script: commentVoteScript, Keys: keys, Args: args}
+	keys := []string{x.Hash, x.Voted, x.Downvoted, x.Config}
+	args := make([]any, 0, 9+len(x.Orders))
+	args = append(args, x.Member, x.User, x.Dir, x.NowText, x.Gen, x.Prefix, x.Cutoff, x.RepliesPrefix)
+	args = appendNames(args, x.Orders)
+	return Call{Script: commentVoteScript.of(x.Kinds), Keys: keys, Args: args}
 }
 
 // deleteScript is delete.lua.
@@ -496,17 +485,17 @@ func (x *Post) Call() Call {
 }
 
 // reindexCommentsScript is reindex_comments.lua.
-var reindexCommentsScript = load("reindex_comments.lua")
+var reindexCommentsScript = loadVariants("reindex_comments.lua")
 
 // ReindexComments are reindex_comments.lua's KEYS and ARGV: its header, and
 // the comment under it, say what each is.
 type ReindexComments struct {
 	Progress string `lua:"progress"`
 	Counter  string `lua:"counter"`
-	Karma    string `lua:"karma"` // sent when KarmaKept
 
 	Run             string   `lua:"run"`
 	Batch           int      `lua:"batch"`
+	Prefix          string   `lua:"prefix"`
 	CommentPrefix   string   `lua:"commentPrefix"`
 	VotedPrefix     string   `lua:"votedPrefix"`
 	DownvotedPrefix string   `lua:"downvotedPrefix"`
@@ -514,21 +503,18 @@ type ReindexComments struct {
 	ArticlePrefix   string   `lua:"articlePrefix"`
 	ThreadPrefix    string   `lua:"threadPrefix"`
 	PostsPrefix     string   `lua:"postsPrefix"`
-	KarmaKept       bool     `lua:"karmaKept"`
-	Kinds           []string `lua:"kinds"`
+	Orders          []string `lua:"orders"`
+
+	Kinds Kinds // the kinds of index kept that have hooks: the variant that runs
 }
 
 // Call is the run of reindex_comments.lua with these arguments.
 func (x *ReindexComments) Call() Call {
-	keys := make([]string, 0, 3)
-	keys = append(keys, x.Progress, x.Counter)
-	if x.KarmaKept {
-		keys = append(keys, x.Karma)
-	}
-	args := make([]any, 0, 11+len(x.Kinds))
-	args = append(args, x.Run, x.Batch, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.ArticlePrefix, x.ThreadPrefix, x.PostsPrefix, Flag(x.KarmaKept))
-	args = appendNames(args, x.Kinds)
-	return Call{Script: reindexCommentsScript, Keys: keys, Args: args}
+	keys := []string{x.Progress, x.Counter}
+	args := make([]any, 0, 11+len(x.Orders))
+	args = append(args, x.Run, x.Batch, x.Prefix, x.CommentPrefix, x.VotedPrefix, x.DownvotedPrefix, x.RepliesPrefix, x.ArticlePrefix, x.ThreadPrefix, x.PostsPrefix)
+	args = appendNames(args, x.Orders)
+	return Call{Script: reindexCommentsScript.of(x.Kinds), Keys: keys, Args: args}
 }
 
 // reindexDoneScript is reindex_done.lua.

@@ -91,16 +91,18 @@ func All() []*Script {
 	every := Kinds(1<<len(hookedKinds) - 1)
 	return []*Script{postScript.of(every), voteScript.of(every), addGroupsScript, removeGroupsScript, deleteScript.of(every),
 		clearHistoryScript, groupPageScript, trimWindowScript, reindexOrdersScript.of(every), reindexGroupScript,
-		reindexStartScript, reindexScanScript, reindexDoneScript, afterScript, reindexCommentsScript, editScript.of(every),
-		settingsScript, rescoreScript, rescoreCommentsScript, commentPostScript, commentVoteScript, commentDeleteScript,
-		commentEditScript, commentPurgeScript, commentAfterScript, leaseScript}
+		reindexStartScript, reindexScanScript, reindexDoneScript, afterScript, editScript.of(every),
+		settingsScript, rescoreScript, rescoreCommentsScript, commentPostScript.of(every), commentVoteScript.of(every),
+		commentDeleteScript.of(every), commentEditScript, commentPurgeScript.of(every), commentAfterScript, leaseScript,
+		reindexCommentsScript.of(every)}
 }
 
 // Variants are the variants of the scripts with hooks, one for each set of
 // the kinds kept, for tests that check each.
 func Variants() []*Script {
 	var out []*Script
-	for _, v := range []variants{postScript, voteScript, deleteScript, reindexOrdersScript, editScript} {
+	for _, v := range []variants{postScript, voteScript, deleteScript, reindexOrdersScript, editScript, commentPostScript,
+		commentVoteScript, commentDeleteScript, commentPurgeScript, reindexCommentsScript} {
 		out = append(out, v...)
 	}
 	return out
@@ -121,10 +123,14 @@ var libraryFiles = func() []string {
 }()
 
 // events are the writes whose scripts run the hooks of the kinds of index
-// (lib/hooks.lua): each kind's lib may define its hook, <kind>On<Event>.
-// A write runs the hooks of the kinds the namespace keeps (its settings,
-// which every Store of it writes by), and of no other.
-var events = []string{"Post", "Vote", "Edit", "Delete", "Reindex"}
+// (lib/hooks.lua): each kind's lib may define its hook, <kind>On<Event>,
+// for each event of each kind of item it covers: an article's, and a
+// comment's, whose names start with Comment (a kind that covers both
+// may give both the same function). A write runs the hooks of the kinds
+// the namespace keeps (its settings, which every Store of it writes by),
+// and of no other.
+var events = []string{"Post", "Vote", "Edit", "Delete", "Reindex",
+	"CommentPost", "CommentVote", "CommentDelete", "CommentPurge", "CommentReindex"}
 
 // hookedKinds are the kinds of index whose lib defines a hook of some
 // event, in the order of the kinds: those a Kinds can hold.

@@ -6,43 +6,33 @@
 -- of them. The article's count of comments, which counts those not
 -- deleted, loses one.
 --
--- KEYS: hash voted downvoted settings karma?karmaKept
--- ARGV: gen member commentPrefix votedPrefix downvotedPrefix repliesPrefix
---       articlePrefix threadPrefix postsPrefix maxClimb:num karmaKept:flag kinds[name]
+-- KEYS: hash voted downvoted settings
+-- ARGV: gen prefix member commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       articlePrefix threadPrefix postsPrefix maxClimb:num orders[name]
 -- GO: settings Config
 --
 -- The comment exists when its hash has a time and it is not deleted. The
 -- article's, the parents' and the poster's keys are made here from their
 -- prefixes. Everything the script writes is read first.
 --
--- With karma kept (karmaKept), the comment's part leaves its poster's sum
--- in karma, the commenters' karma; a poster left with no comment leaves
--- karma.
+-- prefix is the namespace's. The hook of a comment's deletion
+-- (onCommentDelete, lib/hooks.lua) of each kind of index the namespace
+-- keeps runs among the reads (with karma, the comment's part leaves its
+-- poster's sum in the commenters' karma, and a poster left with no comment
+-- leaves it); a tombstone loses the hooks' fields of its hash with its
+-- poster and body.
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
 	return unsettled
 end
 
-local f, bad = try('HMGET', hash, 'time', 'article', 'parent', 'poster', 'replies', 'deleted', 'karma')
+local f, bad = try('HMGET', hash, unpack(hookFields(onCommentDelete, {'time', 'article', 'parent', 'poster', 'replies', 'deleted'})))
 if bad then
 	return bad
 end
 if not f[1] or f[6] == '1' then
 	return 'notfound'
-end
--- The part the poster's sum holds: none for a comment written without
--- karma, whose part Reindex has not counted.
-local poster, part = f[4], whole(f[7] or '0')
-if karmaKept and poster then
-	if not part then
-		return 'corrupt ' .. hash .. ' field karma ' .. quote(f[7]) .. ' is not a whole number'
-	end
-	local _
-	_, bad = try('ZSCORE', karma, poster)
-	if bad then
-		return bad
-	end
 end
 local replies = count(f[5])
 if not replies then
@@ -63,7 +53,7 @@ end
 
 -- indexes are the indexes of the children of a comment's parent.
 local function indexes(parentID)
-	return childIndexes(repliesPrefix, kinds, parentName(articleID, parentID))
+	return childIndexes(repliesPrefix, orders, parentName(articleID, parentID))
 end
 
 local live
@@ -81,7 +71,8 @@ if live then
 		return 'corrupt ' .. article .. ' field comments ' .. quote(tostring(n)) .. ' does not count this comment'
 	end
 end
-bad = proven({posts}, member)
+local inPosts
+inPosts, bad = try('ZSCORE', posts, member)
 if bad then
 	return bad
 end
@@ -133,21 +124,23 @@ if replies == 0 then
 	end
 end
 
-redis.call('ZREM', posts, member)
-if karmaKept and poster then
-	if redis.call('ZCARD', posts) == 0 then
-		redis.call('ZREM', karma, poster)
-	elseif part ~= 0 then
-		redis.call('ZINCRBY', karma, -part, poster)
-	end
+-- The kept kinds' hooks.
+local plans
+plans, bad = ready(onCommentDelete, {prefix = prefix, comment = true, hash = hash, member = member,
+	fields = byName(onCommentDelete, f, 6), last = inPosts and redis.call('ZCARD', posts) == 1})
+if bad then
+	return bad
 end
+
+redis.call('ZREM', posts, member)
+written(plans)
 -- UNLINK: a voter set may hold many, which Redis frees aside.
 redis.call('UNLINK', voted, downvoted)
 if live then
 	redis.call('HINCRBY', article, 'comments', -1)
 end
 if replies > 0 then
-	redis.call('HDEL', hash, 'poster', 'body', 'karma', 'own')
+	redis.call('HDEL', hash, unpack(hookFields(onCommentDelete, {'poster', 'body', 'own'})))
 	redis.call('HSET', hash, 'deleted', '1')
 	return 'ok'
 end

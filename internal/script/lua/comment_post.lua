@@ -4,15 +4,14 @@
 -- in the poster's comments, and a comment more in the article's count and
 -- the parent's count of replies.
 --
--- KEYS: counter article byScore settings thread posts parent?parentID karma?karmaKept
--- ARGV: gen articleMember articleID parentID commentPrefix votedPrefix
---       repliesPrefix poster body posted cutoffMillis maxDepth:num karmaKept:flag
---       kinds[name]
+-- KEYS: counter article byScore settings thread posts parent?parentID
+-- ARGV: gen prefix articleMember articleID parentID commentPrefix votedPrefix
+--       repliesPrefix poster body posted cutoffMillis maxDepth:num orders[name]
 -- GO: settings Config, cutoffMillis int64
 --
 -- article is the article's hash, parent the parent comment's ('' for a
 -- comment on the article itself); posts is the poster's index of comments;
--- kinds are the kinds of the parents' indexes (schema.CommentKinds). The
+-- orders are the value kinds of the parents' indexes (schema.CommentKinds). The
 -- article exists as Article finds it; a parent must be a comment of the
 -- same article that is not deleted, and a reply is at most maxDepth deep
 -- (a comment on the article is at depth 0).
@@ -20,6 +19,11 @@
 -- The id is the counter plus one, which INCR then stores; the comment's keys, and its parent's
 -- indexes, are made here from their prefixes, and with the namespace's
 -- prefix they share its Redis Cluster slot.
+--
+-- prefix is the namespace's. The hook of a comment's post (onCommentPost,
+-- lib/hooks.lua) of each kind of index the namespace keeps runs once the
+-- comment's id is known (with karma, the poster joins the commenters'
+-- karma, and the comment's hash gets its part).
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
@@ -77,33 +81,36 @@ for _, key in ipairs({hash, voted}) do
 	end
 end
 
+-- The kept kinds' hooks.
+local stored = {'article', articleID, 'parent', parentID, 'poster', poster, 'body', body, 'time', posted, 'votes', '1',
+	'depth', depth}
+local plans
+plans, bad = planned(onCommentPost, {prefix = prefix, comment = true, id = id, member = hash, poster = poster, stored = stored})
+if bad then
+	return bad
+end
+
 -- The writes to keys no read has proven, through the journal.
 local t = tonumber(posted)
-local siblings = childIndexes(repliesPrefix, kinds, parentName(articleID, parentID))
-for i = 1, kinds.n do
-	bad = add(siblings[i], number(value(kinds.name[i], t, 1, 0, 0)), hash)
+local siblings = childIndexes(repliesPrefix, orders, parentName(articleID, parentID))
+for i = 1, orders.n do
+	bad = add(siblings[i], number(value(orders.name[i], t, 1, 0, 0)), hash)
 	if bad then
 		return bad
 	end
 end
-bad = add(thread, posted, hash) or add(posts, posted, hash)
-if not bad and karmaKept then
-	bad = enter(karma, poster)
-end
+bad = add(thread, posted, hash) or add(posts, posted, hash) or undoable(plans)
 if bad then
 	return bad
 end
 
 redis.call('INCR', counter)
-redis.call('HSET', hash, 'article', articleID, 'parent', parentID, 'poster', poster, 'body', body, 'time', posted,
-	'votes', '1', 'depth', depth)
-if karmaKept then
-	redis.call('HSET', hash, 'karma', '0')
-end
+redis.call('HSET', hash, unpack(stored))
 redis.call('SADD', voted, poster)
 redis.call('PEXPIRE', voted, cutoffMillis)
 redis.call('HINCRBY', article, 'comments', 1)
 if parentID ~= '' then
 	redis.call('HINCRBY', parent, 'replies', 1)
 end
+written(plans)
 return 'ok ' .. id

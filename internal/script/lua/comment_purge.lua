@@ -4,18 +4,20 @@
 -- empty, what is left of the article's own indexes of its comments. It answers the number
 -- of comments left, and after a space the number it took.
 --
--- KEYS: thread settings karma?karmaKept
--- ARGV: gen articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
---       postsPrefix batch:num karmaKept:flag kinds[name]
+-- KEYS: thread settings
+-- ARGV: gen prefix articleName commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       postsPrefix batch:num orders[name]
 -- GO: settings Config
 --
 -- articleName is the article's name in the names of its indexes
 -- ("a:7"). The posters' keys are made here from their prefix, and
 -- read before any write.
 --
--- With karma kept (karmaKept), each comment's part leaves its poster's sum
--- in karma, the commenters' karma; a poster left with no comment leaves
--- karma.
+-- prefix is the namespace's. The hook of a purge (onCommentPurge,
+-- lib/hooks.lua) of each kind of index the namespace keeps runs once the
+-- comments that go are read, given them (with karma, each comment's part
+-- leaves its poster's sum in the commenters' karma, and a poster left with
+-- no comment leaves it).
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
@@ -35,7 +37,7 @@ end
 
 -- indexes are the indexes of the children of the parent name.
 local function indexes(name)
-	return childIndexes(repliesPrefix, kinds, name)
+	return childIndexes(repliesPrefix, orders, name)
 end
 
 local members, bad = try('ZRANGEBYSCORE', thread, '-inf', '+inf', 'LIMIT', 0, batch)
@@ -45,19 +47,12 @@ end
 -- Each comment leaves its parent's indexes, so that no index is left to
 -- delete whole: a parent with many replies loses them a batch at a time.
 local posters, parents, keys = {}, {}, {}
--- parts are the posters' sums of the parts that leave, by poster, and
--- order the posters in the order first met.
-local parts, order = {}, {}
-if karmaKept then
-	local _
-	_, bad = try('ZCARD', karma)
-	if bad then
-		return bad
-	end
-end
+-- gone are the comments that go, as the hooks are given them.
+local gone = {}
+local wanted = hookFields(onCommentPurge, {'poster', 'parent'})
 for i, member in ipairs(members) do
 	local f
-	f, bad = try('HMGET', member, 'poster', 'parent', 'karma')
+	f, bad = try('HMGET', member, unpack(wanted))
 	if bad then
 		return bad
 	end
@@ -72,18 +67,7 @@ for i, member in ipairs(members) do
 	parents[i] = (f[2] and f[2] ~= '') and indexes(parentName(nil, f[2])) or indexes(articleName)
 	local id = string.sub(member, #commentPrefix + 1)
 	local voters = {votedPrefix .. id, downvotedPrefix .. id}
-	if karmaKept and poster then
-		-- The part the poster's sum holds: none for a comment written
-		-- without karma, whose part Reindex has not counted.
-		local part = whole(f[3] or '0')
-		if not part then
-			return 'corrupt ' .. member .. ' field karma ' .. quote(f[3]) .. ' is not a whole number'
-		end
-		if not parts[poster] then
-			order[#order + 1] = poster
-		end
-		parts[poster] = (parts[poster] or 0) + part
-	end
+	gone[i] = {member = member, fields = byName(onCommentPurge, f, 2)}
 	bad = checked(voters, 'SCARD') or checked(parents[i], 'ZCARD')
 	if bad then
 		return bad
@@ -101,6 +85,13 @@ if left == 0 then
 	end
 end
 
+-- The kept kinds' hooks.
+local plans
+plans, bad = ready(onCommentPurge, {prefix = prefix, comment = true, comments = gone, postsPrefix = postsPrefix})
+if bad then
+	return bad
+end
+
 -- UNLINK: voter sets may hold many, which Redis frees aside.
 if #keys > 0 then
 	redis.call('UNLINK', unpack(keys))
@@ -116,13 +107,7 @@ end
 if #members > 0 then
 	redis.call('ZREM', thread, unpack(members))
 end
-for _, poster in ipairs(order) do
-	if redis.call('ZCARD', postsPrefix .. poster) == 0 then
-		redis.call('ZREM', karma, poster)
-	elseif parts[poster] ~= 0 then
-		redis.call('ZINCRBY', karma, -parts[poster], poster)
-	end
-end
+written(plans)
 if left == 0 then
 	-- Empty now, unless they held what no comment of the thread was.
 	redis.call('DEL', unpack(indexes(articleName)))

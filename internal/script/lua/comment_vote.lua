@@ -2,31 +2,39 @@
 -- does on an article: up, down, a switch or a vote taken back, once per
 -- user, until the cutoff from the comment's posting time.
 --
--- KEYS: hash voted downvoted settings karma?karmaKept
--- ARGV: member user dir nowText gen cutoff:num repliesPrefix karmaKept:flag kinds[name]
+-- KEYS: hash voted downvoted settings
+-- ARGV: member user dir nowText gen prefix cutoff:num repliesPrefix orders[name]
 -- GO: settings Config, dir any, cutoff string
 --
 -- The comment exists when its hash has a time and it is not deleted. Each
 -- of its parent's indexes (their names made here from the hash's article
--- and parent, with kinds the kinds of those indexes) takes the comment's
+-- and parent, with orders the value kinds of those indexes) takes the comment's
 -- new value, if that differs from the old.
 --
 -- A vote of the poster's own is kept in the hash (field own: '-1', or '0'
 -- for none; no field for an up-vote), so that Reindex counts the comment's
 -- part once its voter sets have expired.
 --
--- With karma kept (karmaKept), a vote by anyone but the poster moves the
--- comment's part of its poster's karma (its field karma, commentPart) and
--- the poster's sum in karma, the commenters' karma, by the up-votes less
--- the down-votes it adds (a comment written without karma has its part
--- counted first, and joins the sum whole).
+-- prefix is the namespace's. The hook of a comment's vote (onCommentVote,
+-- lib/hooks.lua) of each kind of index the namespace keeps runs among the
+-- reads, once the vote is known (with karma, a vote by anyone but the
+-- poster moves the comment's part of its poster's karma and the poster's
+-- sum in the commenters' karma). With none kept, onCommentVote is false,
+-- and the vote makes no table for them.
 
 local unsettled = staleSettings(settings, gen)
 if unsettled then
 	return unsettled
 end
 
-local f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster', 'karma', 'own')
+-- The hooks' fields of the hash too, with a kind kept.
+local f, bad
+if onCommentVote then
+	f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster',
+		unpack(onCommentVote.fields))
+else
+	f, bad = try('HMGET', hash, 'time', 'votes', 'downvotes', 'article', 'parent', 'deleted', 'poster')
+end
 if bad then
 	return bad
 end
@@ -44,30 +52,27 @@ if now >= closes then
 	return 'closed'
 end
 
--- The part before the vote, read before the vote is worked out, as the
--- voter sets stand.
-local poster, part = f[7], nil
-local karmaMoves = karmaKept and poster and poster ~= user
-if karmaMoves then
-	part, bad = commentPart(hash, f[8], voted, downvoted, poster, ups, downs, f[9])
-	if not bad then
-		local _
-		_, bad = try('ZSCORE', karma, poster)
-	end
+local poster = f[7]
+local up, down, isUp, isDown, downRead
+up, down, isUp, isDown, downRead, bad = ballot(voted, downvoted, user, ups, downs, dir)
+if bad then
+	return bad
+end
+
+-- The kept kinds' hooks.
+local plans
+if onCommentVote then
+	plans, bad = planned(onCommentVote, {prefix = prefix, comment = true, hash = hash, member = member, user = user,
+		fields = byName(onCommentVote, f, 7), net = up - down, up = up, down = down, isUp = isUp, isDown = isDown,
+		ups = ups, downs = downs, voted = voted, downvoted = downvoted})
 	if bad then
 		return bad
 	end
 end
 
-local up, down, _, downRead
-up, down, _, _, downRead, bad = ballot(voted, downvoted, user, ups, downs, dir)
-if bad then
-	return bad
-end
-
-local siblings = childIndexes(repliesPrefix, kinds, parentName(f[4], f[5]))
-for i = 1, kinds.n do
-	local kind = kinds.name[i]
+local siblings = childIndexes(repliesPrefix, orders, parentName(f[4], f[5]))
+for i = 1, orders.n do
+	local kind = orders.name[i]
 	local old, new = value(kind, posted, ups, downs, 0), value(kind, posted, ups + up, downs + down, 0)
 	if new ~= old then
 		bad = move(siblings[i], member, number(new), old)
@@ -77,6 +82,9 @@ for i = 1, kinds.n do
 	end
 end
 bad = joinDown(downvoted, user, down, downRead)
+if not bad and plans then
+	bad = undoable(plans)
+end
 if bad then
 	return bad
 end
@@ -90,10 +98,7 @@ if user == poster then
 		redis.call('HSET', hash, 'own', dir == 'down' and '-1' or '0')
 	end
 end
-if karmaMoves then
-	-- A part counted here, of a comment written without karma, joins its
-	-- poster's sum whole.
-	redis.call('HSET', hash, 'karma', string.format('%d', part + up - down))
-	redis.call('ZINCRBY', karma, (f[8] and 0 or part) + up - down, poster)
+if plans then
+	written(plans)
 end
 return 'ok'

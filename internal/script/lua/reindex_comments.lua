@@ -9,16 +9,17 @@
 -- type stops the step, naming it); an id with no hash is a comment deleted whole,
 -- and passed over.
 --
--- With karma kept (karmaKept), it counts each comment's part of its
--- poster's comment karma (karmaCounted: from its voter sets while its
--- voting is open, else the part it has, or its counters less the poster's
--- own vote its hash keeps), and moves
--- the poster's sum in karma, the commenters' karma, to match; a tombstone
--- has no part.
+-- prefix is the namespace's. The hook of a step (onCommentReindex,
+-- lib/hooks.lua) of each kind of index the namespace keeps runs given the
+-- step's comments (with karma, it counts each comment's part of its
+-- poster's comment karma, from its voter sets while its voting is open,
+-- else the part it has, or its counters less the poster's own vote its
+-- hash keeps, and moves the poster's sum in the commenters' karma to
+-- match; a tombstone has no part).
 --
--- KEYS: progress counter karma?karmaKept
--- ARGV: run batch:num commentPrefix votedPrefix downvotedPrefix repliesPrefix
---       articlePrefix threadPrefix postsPrefix karmaKept:flag kinds[name]
+-- KEYS: progress counter
+-- ARGV: run batch:num prefix commentPrefix votedPrefix downvotedPrefix repliesPrefix
+--       articlePrefix threadPrefix postsPrefix orders[name]
 --
 -- progress is the hash of Reindex's run (see reindex.go): the step reads
 -- from it the last id walked (the field comment), and records there the
@@ -44,13 +45,6 @@ if bad then
 end
 local from = tonumber(state[2] or '0') or 0
 local to = math.min(from + batch, last)
-if karmaKept then
-	local _
-	_, bad = try('ZSCORE', karma, '')
-	if bad then
-		return bad
-	end
-end
 
 -- proven reads the sorted set key, once a step, so that no write to it
 -- can fail.
@@ -65,10 +59,11 @@ local function proven(key)
 end
 
 local walked, skipped = {}, 0
+local wanted = hookFields(onCommentReindex, {'time', 'votes', 'downvotes', 'article', 'parent', 'poster', 'deleted', 'own'})
 for n = from + 1, to do
 	local id = string.format('%d', n)
 	local member = commentPrefix .. id
-	local f = redis.pcall('HMGET', member, 'time', 'votes', 'downvotes', 'article', 'parent', 'poster', 'deleted', 'karma', 'own')
+	local f = redis.pcall('HMGET', member, unpack(wanted))
 	if type(f) ~= 'table' or f.err then
 		skipped = skipped + 1
 	elseif f[1] then
@@ -88,8 +83,9 @@ for n = from + 1, to do
 		if not ok then
 			skipped = skipped + 1
 		else
-			local c = {member = member, time = f[1], posted = posted, ups = ups, downs = downs,
-				indexes = childIndexes(repliesPrefix, kinds, parentName(article, parentID)), thread = threadPrefix .. article}
+			local c = {member = member, id = id, time = f[1], posted = posted, ups = ups, downs = downs,
+				indexes = childIndexes(repliesPrefix, orders, parentName(article, parentID)), thread = threadPrefix .. article,
+				fields = byName(onCommentReindex, f, 8), ownField = f[8]}
 			for _, key in ipairs(c.indexes) do
 				bad = bad or proven(key)
 			end
@@ -98,14 +94,6 @@ for n = from + 1, to do
 			if f[7] ~= '1' and poster then
 				c.posts, c.poster = postsPrefix .. poster, poster
 				bad = bad or proven(c.posts)
-				if karmaKept and not bad then
-					local part = whole(f[8])
-					if f[8] and not part then
-						return 'corrupt ' .. member .. ' field karma ' .. quote(f[8]) .. ' is not a whole number'
-					end
-					c.part, bad = karmaCounted(votedPrefix .. id, downvotedPrefix .. id, poster, ups, downs, part, commentOwn(f[9]))
-					c.change = (c.part or 0) - (part or 0)
-				end
 			end
 			if bad then
 				return bad
@@ -115,19 +103,24 @@ for n = from + 1, to do
 	end
 end
 
+-- The kept kinds' hooks.
+local plans
+plans, bad = ready(onCommentReindex, {prefix = prefix, comment = true, comments = walked, votedPrefix = votedPrefix,
+	downvotedPrefix = downvotedPrefix})
+if bad then
+	return bad
+end
+
 for _, c in ipairs(walked) do
 	for i, key in ipairs(c.indexes) do
-		redis.call('ZADD', key, number(value(kinds.name[i], c.posted, c.ups, c.downs, 0)), c.member)
+		redis.call('ZADD', key, number(value(orders.name[i], c.posted, c.ups, c.downs, 0)), c.member)
 	end
 	redis.call('ZADD', c.thread, c.time, c.member)
 	if c.posts then
 		redis.call('ZADD', c.posts, c.time, c.member)
 	end
-	if c.part then
-		redis.call('HSET', c.member, 'karma', string.format('%d', c.part))
-		redis.call('ZINCRBY', karma, c.change, c.poster)
-	end
 end
+written(plans)
 local nextFrom = tostring(to)
 if to >= last then
 	nextFrom = ''

@@ -135,10 +135,7 @@ for i, member in ipairs(members) do
 	end
 end
 local plans
-plans, bad = planned(onReindex, event)
-if not bad then
-	bad = undoable(plans)
-end
+plans, bad = ready(onReindex, event)
 if bad then
 	return bad
 end

@@ -1,13 +1,18 @@
 -- lib/hooks.lua: the hooks of the kinds of index a write keeps beside the
--- orders (internal/schema/indexes.go). A kind's file of the library
--- defines, for each event that writes it, its hook <kind>On<Event> (a
--- post, a vote, an edit, a deletion, a step of Reindex's walk). The loader
--- (script.go) writes each event's table of hooks, on<Event>, for the kinds
--- the namespace keeps (a script has a variant for each set of them, and
--- every Store writes by the namespace's settings): for each hook, its kind
--- and the hook, two entries of the table, and in its field fields the
--- fields of the article's hash the hooks read (the kinds' Fields); false
--- if no hook runs.
+-- orders (internal/schema/indexes.go), for articles and comments alike. A
+-- kind's file of the library defines, for each event that writes it, its
+-- hook <kind>On<Event> (a post, a vote, an edit, a deletion, a step of
+-- Reindex's walk) for articles, and <kind>OnComment<Event> (a post, a
+-- vote, a deletion, a purge of a deleted article's comments, a step of
+-- Reindex's walk of the comments) for comments: a kind that covers both
+-- kinds of item gives the two the same function where they do the same,
+-- and an event's table says which kind of item it writes (comment). The
+-- loader (script.go) writes each event's table of hooks, on<Event>, for
+-- the kinds the namespace keeps (a script has a variant for each set of
+-- them, and every Store writes by the namespace's settings): for each
+-- hook, its kind and the hook, two entries of the table, and in its field
+-- fields the fields of the item's hash the hooks read (the kinds'
+-- Fields); false if no hook runs.
 --
 -- A script runs the hooks among its reads: each is given the event's table
 -- (what the script has read, and the namespace's prefix, from which the
@@ -83,6 +88,21 @@ local function undoable(plans)
 			end
 		end
 	end
+end
+
+-- ready runs the hooks (an event's table, or false) with the event's table
+-- e (planned), and at once their plans' writes to keys no read has proven
+-- (undoable): for a script whose reads are done. It gives the plans; or
+-- nil and a reply to return, all undone.
+local function ready(hooks, e)
+	local plans, bad = planned(hooks, e)
+	if not bad then
+		bad = undoable(plans)
+	end
+	if bad then
+		return nil, bad
+	end
+	return plans
 end
 
 -- written runs the plans' last writes.
