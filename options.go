@@ -4,6 +4,7 @@ package voting
 // checks of their values.
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -51,7 +52,26 @@ const (
 
 // An Option configures a Store. Options are applied in order by New, which
 // rejects the result if any value is out of range.
-type Option func(*config)
+type Option interface{ apply(*config) }
+
+// An IndexOption is an option of an index a namespace keeps (WithOrders,
+// WithLiveGroups, WithUserHistory, WithKarma, WithUniqueLinks), which New
+// and StopKeeping both take: New to add the index, StopKeeping to stop it.
+type IndexOption interface {
+	Option
+	index()
+}
+
+// optionFunc is an Option that sets what it sets in the config.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// indexOption is an IndexOption that sets what it sets in the config.
+type indexOption func(*config)
+
+func (f indexOption) apply(c *config) { f(c) }
+func (indexOption) index()            {}
 
 type config struct {
 	prefix   string
@@ -61,7 +81,6 @@ type config struct {
 	groupTTL time.Duration
 	now      func() time.Time
 	orders   []Order
-	live     bool
 	history  time.Duration
 	timeout  time.Duration
 	cache    int
@@ -69,7 +88,7 @@ type config struct {
 	// on by default.
 	pipelining, autoReindex bool
 	// kinds are the kinds of index (schema.Indexes) an option keeps that
-	// carry no setting of their own: their names.
+	// carry no setting of their own: their names (flagKinds).
 	kinds []string
 	// given says which of the namespace's settings an option set: only
 	// those are checked against the namespace's (settings.go).
@@ -104,7 +123,7 @@ func defaultConfig() config {
 // or "live:" (news-downvoted:7, under "news-", would be prefix
 // "news-down"'s voted:7).
 func WithPrefix(prefix string) Option {
-	return func(c *config) { c.prefix = prefix }
+	return optionFunc(func(c *config) { c.prefix = prefix })
 }
 
 // WithVoteWeight sets the score one vote is worth, in seconds of freshness.
@@ -115,7 +134,7 @@ func WithPrefix(prefix string) Option {
 // error wrapping ErrInvalid, and writes nothing. Rescore changes it. A
 // Store not given it takes the namespace's.
 func WithVoteWeight(points float64) Option {
-	return func(c *config) { c.weight, c.given.weight = points, true }
+	return optionFunc(func(c *config) { c.weight, c.given.weight = points, true })
 }
 
 // WithCutoff sets how long after posting an article takes votes; after it the
@@ -123,14 +142,14 @@ func WithVoteWeight(points float64) Option {
 // The default is DefaultCutoff (7 days). It is the namespace's setting, as
 // WithVoteWeight is, kept to the millisecond.
 func WithCutoff(d time.Duration) Option {
-	return func(c *config) { c.cutoff, c.given.cutoff = d, true }
+	return optionFunc(func(c *config) { c.cutoff, c.given.cutoff = d, true })
 }
 
 // WithPageSize sets how many items a page of a list holds when a call
 // gives no size (Paging.Size 0), as GetArticles and GetGroupArticles do not,
 // from 1 to MaxPageSize. The default is DefaultPageSize (25).
 func WithPageSize(n int) Option {
-	return func(c *config) { c.pageSize = n }
+	return optionFunc(func(c *config) { c.pageSize = n })
 }
 
 // WithGroupCacheTTL makes the Store list groups as the book does, through
@@ -145,7 +164,7 @@ func WithPageSize(n int) Option {
 // not. A Store given it (and not WithLiveGroups) that creates a namespace
 // makes one without live groups.
 func WithGroupCacheTTL(d time.Duration) Option {
-	return func(c *config) { c.groupTTL, c.given.groupTTL = d, true }
+	return optionFunc(func(c *config) { c.groupTTL, c.given.groupTTL = d, true })
 }
 
 // WithClock sets the clock that gives posting times and decides whether
@@ -157,7 +176,7 @@ func WithGroupCacheTTL(d time.Duration) Option {
 // it) return ErrInvalid for one outside, and write nothing. The default is
 // time.Now.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) { c.now = now }
+	return optionFunc(func(c *config) { c.now = now })
 }
 
 // WithOrders keeps the indexes for these orders, beyond ByScore and ByTime,
@@ -172,8 +191,8 @@ func WithClock(now func() time.Time) Option {
 // ErrNotIndexed. StopKeeping stops one. Default: none beyond the
 // namespace's, so that a Store of a new namespace costs what the book's
 // layout costs.
-func WithOrders(orders ...Order) Option {
-	return func(c *config) { c.orders = append(c.orders, orders...) }
+func WithOrders(orders ...Order) IndexOption {
+	return indexOption(func(c *config) { c.orders = append(c.orders, orders...) })
 }
 
 // WithLiveGroups keeps a sorted set per group for each kept order, updated
@@ -188,9 +207,9 @@ func WithOrders(orders ...Order) Option {
 // indexes when Reindex runs; until then group listings and counts fall
 // back to the book's listing. It is the namespace's setting, as WithOrders
 // is; a namespace the library creates keeps live groups unless its first
-// Store was given WithGroupCacheTTL.
-func WithLiveGroups() Option {
-	return func(c *config) { c.live = true }
+// Store was given WithGroupCacheTTL. StopKeeping stops them.
+func WithLiveGroups() IndexOption {
+	return keepKind("live")
 }
 
 // WithUserHistory keeps, for each user, the articles they voted on and how,
@@ -202,9 +221,10 @@ func WithLiveGroups() Option {
 // docs/operations.md, Memory). It must be 0 (off, the default) or at least a second, and is
 // kept to the millisecond, as Redis keeps a time to live. It is the
 // namespace's setting, as WithOrders is: a Store given another time than
-// the namespace's is refused, as with WithVoteWeight.
-func WithUserHistory(d time.Duration) Option {
-	return func(c *config) { c.history, c.given.history = d, true }
+// the namespace's is refused, as with WithVoteWeight. StopKeeping, given
+// it with any time, stops the histories.
+func WithUserHistory(d time.Duration) IndexOption {
+	return indexOption(func(c *config) { c.history, c.given.history = d, true })
 }
 
 // WithKarma keeps each poster's karma (Karma, TopPosters): the sum, over
@@ -220,8 +240,8 @@ func WithUserHistory(d time.Duration) Option {
 // return an error wrapping ErrNotIndexed. It is the namespace's setting, as
 // WithOrders is. Comments' karma is kept apart, the same way (CommentKarma,
 // TopCommenters, which answer ErrNotIndexed as Karma does until Reindex
-// has counted the comments written without it).
-func WithKarma() Option {
+// has counted the comments written without it). StopKeeping stops it.
+func WithKarma() IndexOption {
 	return keepKind("karma")
 }
 
@@ -235,15 +255,20 @@ func WithKarma() Option {
 // the book's code) join the index when Reindex runs, the oldest article of
 // a link first; until then ArticleByLink returns an error wrapping
 // ErrNotIndexed, and a post may repeat such a link. It is the namespace's
-// setting, as WithOrders is.
-func WithUniqueLinks() Option {
+// setting, as WithOrders is. StopKeeping stops it.
+func WithUniqueLinks() IndexOption {
 	return keepKind("links")
 }
 
-// keepKind is the option that keeps the kind of index name.
-func keepKind(name string) Option {
-	return func(c *config) { c.kinds = append(c.kinds, name) }
+// keepKind is the option that keeps the kind of index name, one of
+// flagKinds.
+func keepKind(name string) IndexOption {
+	return indexOption(func(c *config) { c.kinds = append(c.kinds, name) })
 }
+
+// keeps reports whether an option asked for the kind of index name, one of
+// flagKinds.
+func (c config) keeps(name string) bool { return slices.Contains(c.kinds, name) }
 
 // WithTimeout sets the longest a call waits for Redis to answer one round
 // trip when its context has no earlier deadline: then the call returns an
@@ -261,7 +286,7 @@ func keepKind(name string) Option {
 // a context that has no deadline waits as long as Redis, or the pool,
 // takes. It must not be negative. The default is DefaultTimeout (5s).
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = d }
+	return optionFunc(func(c *config) { c.timeout = d })
 }
 
 // WithClientCache keeps up to pages numbered pages of listings in the
@@ -298,7 +323,7 @@ func WithTimeout(d time.Duration) Option {
 // works without it; CacheStats says so, and why. pages 0, the default,
 // keeps no cache; it must be 0 to MaxClientCache.
 func WithClientCache(pages int) Option {
-	return func(c *config) { c.cache = pages }
+	return optionFunc(func(c *config) { c.cache = pages })
 }
 
 // WithAutoPipelining(false) turns auto-pipelining off: every call then
@@ -337,7 +362,7 @@ func WithClientCache(pages int) Option {
 // and with WithTimeout(0), where nothing would drop a shared connection
 // that Redis stopped answering, every call takes a connection of its own.
 func WithAutoPipelining(on bool) Option {
-	return func(c *config) { c.pipelining = on }
+	return optionFunc(func(c *config) { c.pipelining = on })
 }
 
 // WithAutoReindex(false) turns off the building of indexes in the
@@ -364,7 +389,7 @@ func WithAutoPipelining(on bool) Option {
 // unbuilt by the count of the articles indexed (see ErrNotIndexed), not
 // by their marks: for them Reindex is still the operator's to run.
 func WithAutoReindex(on bool) Option {
-	return func(c *config) { c.autoReindex = on }
+	return optionFunc(func(c *config) { c.autoReindex = on })
 }
 
 // MaxClientCache is the most pages WithClientCache keeps.

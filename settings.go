@@ -135,16 +135,12 @@ func (s *Store) wanted(have Settings, exists bool) Settings {
 			want.Orders = append(want.Orders, o)
 		}
 	}
-	want.LiveGroups = have.LiveGroups || a.live
 	if want.UserHistory == 0 {
 		want.UserHistory = a.history.Truncate(time.Millisecond)
 	}
-	for _, name := range a.kinds {
-		switch name {
-		case "karma":
-			want.Karma = true
-		case "links":
-			want.UniqueLinks = true
+	for _, k := range flagKinds {
+		if a.keeps(k.name) {
+			k.keep(&want, true)
 		}
 	}
 	return want
@@ -162,7 +158,7 @@ func (s *Store) settingsCall(gen string, have, want Settings) script.Call {
 	}
 	kinds := want.kindNames()
 	withLive := want
-	withLive.LiveGroups = !s.asked.given.groupTTL || s.asked.live
+	withLive.LiveGroups = !s.asked.given.groupTTL || s.asked.keeps("live")
 	cl := script.Settings{
 		Settings: k.Settings(), Indexed: k.IndexedHash(), ByTime: k.TimeIndex(),
 		Gen: gen, Kinds: kinds, KindsIfEmpty: withLive.kindNames(),

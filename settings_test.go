@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/articlevote/voting"
+	"github.com/articlevote/voting/internal/schema"
 )
 
 // TestANewNamespaceTakesItsFirstStoresSettings: the first call of a Store
@@ -884,11 +885,10 @@ func TestStopKeepingRemovesAnIndex(t *testing.T) {
 
 	// Bad input is refused, and writes nothing.
 	before := e.dump()
-	for name, opts := range map[string][]voting.Option{
-		"ByScore":    {voting.WithOrders(voting.ByScore)},
-		"a weight":   {voting.WithVoteWeight(1)},
-		"a nil":      {nil},
-		"page sizes": {voting.WithPageSize(3)},
+	for name, opts := range map[string][]voting.IndexOption{
+		"ByScore":          {voting.WithOrders(voting.ByScore)},
+		"an unknown order": {voting.WithKarma(), voting.WithOrders(voting.Order(99))},
+		"a nil":            {nil},
 	} {
 		if err := e.store.StopKeeping(ctx, opts...); !errors.Is(err, voting.ErrInvalid) {
 			t.Errorf("StopKeeping of %s = %v, want ErrInvalid", name, err)
@@ -1117,6 +1117,25 @@ func TestSettingsInJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"cutoff":"a week"}`), &back); err == nil {
 		t.Error("json.Unmarshal of a cutoff that is no duration succeeded")
+	}
+}
+
+// TestEveryKindTagNamesAnIndex: each field of Settings tagged with a kind
+// (the kinds of index kept by an option of no value of their own) is a
+// bool naming a kind of index that an option keeps; a tag naming none
+// would leave the field out of every settings path.
+func TestEveryKindTagNamesAnIndex(t *testing.T) {
+	t.Parallel()
+	st := reflect.TypeFor[voting.Settings]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		kind, ok := f.Tag.Lookup("kind")
+		if !ok {
+			continue
+		}
+		if ix, found := schema.IndexNamed(kind); !found || ix.Option == "" || f.Type.Kind() != reflect.Bool {
+			t.Errorf("Settings.%s is tagged kind %q: want a bool naming a kind of schema.Indexes that an option keeps", f.Name, kind)
+		}
 	}
 }
 

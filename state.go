@@ -7,6 +7,7 @@ package voting
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,16 +51,16 @@ type Settings struct {
 	// of the table: ByScore and ByTime, always, and those of WithOrders.
 	Orders []Order `json:"orders"`
 	// LiveGroups reports whether it keeps live group indexes.
-	LiveGroups bool `json:"liveGroups"`
+	LiveGroups bool `json:"liveGroups" kind:"live"`
 	// UserHistory is how long a user's history keeps a vote; 0 for none.
 	// JSON carries it, and Cutoff, as a duration's text ("1h0m0s"), as
 	// time.Duration's String writes it and time.ParseDuration reads it.
 	UserHistory time.Duration `json:"userHistory"`
 	// Karma reports whether it keeps posters' karma.
-	Karma bool `json:"karma"`
+	Karma bool `json:"karma" kind:"karma"`
 	// UniqueLinks reports whether it keeps the index of links and refuses a
 	// link another article has.
-	UniqueLinks bool `json:"uniqueLinks"`
+	UniqueLinks bool `json:"uniqueLinks" kind:"links"`
 	// VoteWeight is the score a vote is worth, and Cutoff how long after
 	// posting an article takes votes.
 	VoteWeight float64       `json:"voteWeight"`
@@ -70,50 +71,98 @@ type Settings struct {
 	Building Building `json:"building"`
 }
 
-// settingsJSON is Settings as JSON carries it: its durations as text.
-type settingsJSON struct {
-	Orders      []Order  `json:"orders"`
-	LiveGroups  bool     `json:"liveGroups"`
-	UserHistory string   `json:"userHistory"`
-	Karma       bool     `json:"karma"`
-	UniqueLinks bool     `json:"uniqueLinks"`
-	VoteWeight  float64  `json:"voteWeight"`
-	Cutoff      string   `json:"cutoff"`
-	Building    Building `json:"building"`
-}
+// settingsJSON is the type of Settings as JSON carries it: Settings'
+// fields, in their order, with their tags, but its durations text. It is
+// made from Settings, so that a field added there needs nothing here.
+var settingsJSON = func() reflect.Type {
+	t := reflect.TypeFor[Settings]()
+	fields := make([]reflect.StructField, t.NumField())
+	for i := range fields {
+		fields[i] = t.Field(i)
+		if fields[i].Type == durationType {
+			fields[i].Type = reflect.TypeFor[string]()
+		}
+	}
+	return reflect.StructOf(fields)
+}()
+
+var durationType = reflect.TypeFor[time.Duration]()
 
 // MarshalJSON writes the settings with their durations as text, such as
-// "cutoff":"168h0m0s", not as nanoseconds.
+// "cutoff":"168h0m0s", not as nanoseconds, and no orders as [].
 func (set Settings) MarshalJSON() ([]byte, error) {
-	orders := set.Orders
-	if orders == nil {
-		orders = []Order{}
+	if set.Orders == nil {
+		set.Orders = []Order{}
 	}
-	return json.Marshal(settingsJSON{Orders: orders, LiveGroups: set.LiveGroups, UserHistory: set.UserHistory.String(),
-		Karma: set.Karma, UniqueLinks: set.UniqueLinks, VoteWeight: set.VoteWeight, Cutoff: set.Cutoff.String(), Building: set.Building})
+	from, j := reflect.ValueOf(set), reflect.New(settingsJSON).Elem()
+	for i := range from.NumField() {
+		if d, ok := from.Field(i).Interface().(time.Duration); ok {
+			j.Field(i).SetString(d.String())
+		} else {
+			j.Field(i).Set(from.Field(i))
+		}
+	}
+	return json.Marshal(j.Interface())
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; a duration missing or ""
 // is 0.
 func (set *Settings) UnmarshalJSON(data []byte) error {
-	var j settingsJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	j := reflect.New(settingsJSON)
+	if err := json.Unmarshal(data, j.Interface()); err != nil {
 		return err
 	}
-	durations := [2]time.Duration{}
-	for i, text := range []string{j.UserHistory, j.Cutoff} {
-		if text == "" {
+	var read Settings
+	to := reflect.ValueOf(&read).Elem()
+	for i := range to.NumField() {
+		field := j.Elem().Field(i)
+		if to.Field(i).Type() != durationType {
+			to.Field(i).Set(field)
 			continue
 		}
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return fmt.Errorf("voting: settings: %w", err)
+		if text := field.String(); text != "" {
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				return fmt.Errorf("voting: settings: %w", err)
+			}
+			to.Field(i).SetInt(int64(d))
 		}
-		durations[i] = d
 	}
-	*set = Settings{Orders: j.Orders, LiveGroups: j.LiveGroups, UserHistory: durations[0], Karma: j.Karma,
-		UniqueLinks: j.UniqueLinks, VoteWeight: j.VoteWeight, Cutoff: durations[1], Building: j.Building}
+	*set = read
 	return nil
+}
+
+// A flagKind is a kind of index (schema.Indexes) kept by an option of no
+// value of its own (keepKind): a bool field of Settings whose tag kind
+// names it.
+type flagKind struct {
+	name  string
+	field int // Settings'
+}
+
+// flagKinds are the kinds of index kept by an option of no value of their
+// own, in the order of schema.Indexes, the order settings: names them in.
+// Every place that reads, writes or compares them goes through this table,
+// so that such a kind is one field of Settings and its option.
+var flagKinds = func() []flagKind {
+	t := reflect.TypeFor[Settings]()
+	var kinds []flagKind
+	for _, ix := range schema.Indexes {
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Tag.Get("kind") == ix.Name && f.Type.Kind() == reflect.Bool {
+				kinds = append(kinds, flagKind{name: ix.Name, field: i})
+			}
+		}
+	}
+	return kinds
+}()
+
+// in reports whether set keeps the kind.
+func (k flagKind) in(set Settings) bool { return reflect.ValueOf(set).Field(k.field).Bool() }
+
+// keep makes set keep the kind, or not.
+func (k flagKind) keep(set *Settings, kept bool) {
+	reflect.ValueOf(set).Elem().Field(k.field).SetBool(kept)
 }
 
 // Building is how far the build of the namespace's indexes has come, as
@@ -227,19 +276,20 @@ type state struct {
 
 // sameSettings reports whether a and b are the same settings.
 func sameSettings(a, b Settings) bool {
-	return slices.Equal(a.Orders, b.Orders) && a.LiveGroups == b.LiveGroups && a.UserHistory == b.UserHistory &&
-		a.Karma == b.Karma && a.UniqueLinks == b.UniqueLinks && a.VoteWeight == b.VoteWeight && a.Cutoff == b.Cutoff
+	for _, k := range flagKinds {
+		if k.in(a) != k.in(b) {
+			return false
+		}
+	}
+	return slices.Equal(a.Orders, b.Orders) && a.UserHistory == b.UserHistory && a.VoteWeight == b.VoteWeight && a.Cutoff == b.Cutoff
 }
 
 // kindNames are the settings' kinds of index kept by an option of no value
-// of its own, as settings: holds them.
+// of its own (flagKinds), as settings: holds them.
 func (set Settings) kindNames() string {
 	var names []string
-	for _, k := range []struct {
-		name string
-		kept bool
-	}{{"live", set.LiveGroups}, {"karma", set.Karma}, {"links", set.UniqueLinks}} {
-		if k.kept {
+	for _, k := range flagKinds {
+		if k.in(set) {
 			names = append(names, k.name)
 		}
 	}
@@ -281,16 +331,11 @@ func parseSettings(key string, fields map[string]string) (Settings, error) {
 		}
 	}
 	for _, name := range strings.Fields(fields[setKinds]) {
-		switch name {
-		case "live":
-			set.LiveGroups = true
-		case "karma":
-			set.Karma = true
-		case "links":
-			set.UniqueLinks = true
-		default:
+		i := slices.IndexFunc(flagKinds, func(k flagKind) bool { return k.name == name })
+		if i < 0 {
 			return Settings{}, corrupt(setKinds)
 		}
+		flagKinds[i].keep(&set, true)
 	}
 	return set, nil
 }
@@ -299,8 +344,11 @@ func parseSettings(key string, fields map[string]string) (Settings, error) {
 // under the settings set of generation gen.
 func makeState(k schema.Keys, asked config, gen string, set Settings) *state {
 	st := &state{gen: gen, weight: set.VoteWeight, cutoff: set.Cutoff, history: set.UserHistory, live: set.LiveGroups,
-		kinds: map[string]bool{"live": set.LiveGroups, "history": set.UserHistory > 0, "karma": set.Karma, "links": set.UniqueLinks}}
-	st.liveReads = st.live && (asked.live || !asked.given.groupTTL)
+		kinds: map[string]bool{"history": set.UserHistory > 0}}
+	for _, k := range flagKinds {
+		st.kinds[k.name] = k.in(set)
+	}
+	st.liveReads = st.live && (asked.keeps("live") || !asked.given.groupTTL)
 	for _, o := range set.Orders {
 		st.keeps[o] = true
 		st.kept = append(st.kept, o)
@@ -321,8 +369,11 @@ func makeState(k schema.Keys, asked config, gen string, set Settings) *state {
 
 // settings are the settings st goes by.
 func (st *state) settings() Settings {
-	return Settings{Orders: append([]Order(nil), st.kept...), LiveGroups: st.live, UserHistory: st.history,
-		Karma: st.kinds["karma"], UniqueLinks: st.kinds["links"], VoteWeight: st.weight, Cutoff: st.cutoff}
+	set := Settings{Orders: append([]Order(nil), st.kept...), UserHistory: st.history, VoteWeight: st.weight, Cutoff: st.cutoff}
+	for _, k := range flagKinds {
+		k.keep(&set, st.kinds[k.name])
+	}
+	return set
 }
 
 // buildFields gives the fields of indexed: of the indexes kept (built),

@@ -20,8 +20,9 @@ import (
 // name: the orders of WithOrders (not ByScore or ByTime, which are the
 // book's), the live group indexes (WithLiveGroups), the users' histories
 // (WithUserHistory, of any time), the posters' karma (WithKarma) and the
-// index of links (WithUniqueLinks). Any other option, or ByScore or ByTime,
-// is refused with an error wrapping ErrInvalid, and nothing is written.
+// index of links (WithUniqueLinks). It takes those options only (an
+// IndexOption); a nil one, ByScore or ByTime, or an unknown order is
+// refused with an error wrapping ErrInvalid, and nothing is written.
 //
 // It first takes them out of the namespace's settings, so that from then
 // on no Store's write keeps them (a Store's write made for the settings
@@ -41,13 +42,13 @@ import (
 // option of an index stopped, adds it again (not built until Reindex): stop
 // an index once no process's Store is given its option. Stores that read
 // the settings before go by the namespace's from their next write.
-func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
+func (s *Store) StopKeeping(ctx context.Context, indexes ...IndexOption) (err error) {
 	defer func() {
 		if err != nil {
 			err = failed(err, "stop keeping indexes")
 		}
 	}()
-	stop, err := stopOptions(opts)
+	stop, err := stopOptions(indexes)
 	if err != nil {
 		return err
 	}
@@ -89,19 +90,13 @@ func (s *Store) StopKeeping(ctx context.Context, opts ...Option) (err error) {
 
 // stopOptions are the indexes opts name, as a Settings of what to stop: the
 // orders, and true or a time for each kind.
-func stopOptions(opts []Option) (Settings, error) {
-	cfg := defaultConfig()
+func stopOptions(opts []IndexOption) (Settings, error) {
+	var cfg config
 	for i, opt := range opts {
 		if opt == nil {
 			return Settings{}, errs.Invalidf("option %d of %d is nil", i+1, len(opts))
 		}
-		opt(&cfg)
-	}
-	def := defaultConfig()
-	if cfg.prefix != def.prefix || cfg.given.weight || cfg.given.cutoff || cfg.given.groupTTL || cfg.pageSize != def.pageSize ||
-		cfg.timeout != def.timeout || cfg.cache != def.cache || cfg.pipelining != def.pipelining || cfg.autoReindex != def.autoReindex {
-		return Settings{}, errs.Invalidf("StopKeeping takes the options of indexes: WithOrders, WithLiveGroups, WithUserHistory, " +
-			"WithKarma and WithUniqueLinks")
+		opt.apply(&cfg)
 	}
 	var stop Settings
 	for _, o := range cfg.orders {
@@ -114,12 +109,12 @@ func stopOptions(opts []Option) (Settings, error) {
 		}
 		stop.Orders = append(stop.Orders, o)
 	}
-	stop.LiveGroups = cfg.live
 	if cfg.given.history {
 		stop.UserHistory = 1
 	}
-	stop.Karma = slices.Contains(cfg.kinds, "karma")
-	stop.UniqueLinks = slices.Contains(cfg.kinds, "links")
+	for _, k := range flagKinds {
+		k.keep(&stop, cfg.keeps(k.name))
+	}
 	return stop, nil
 }
 
@@ -127,12 +122,12 @@ func stopOptions(opts []Option) (Settings, error) {
 func without(have, stop Settings) Settings {
 	want := have
 	want.Orders = slices.DeleteFunc(slices.Clone(have.Orders), func(o Order) bool { return slices.Contains(stop.Orders, o) })
-	want.LiveGroups = have.LiveGroups && !stop.LiveGroups
 	if stop.UserHistory > 0 {
 		want.UserHistory = 0
 	}
-	want.Karma = have.Karma && !stop.Karma
-	want.UniqueLinks = have.UniqueLinks && !stop.UniqueLinks
+	for _, k := range flagKinds {
+		k.keep(&want, k.in(have) && !k.in(stop))
+	}
 	return want
 }
 

@@ -86,7 +86,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		if opt == nil {
 			return nil, failed(errs.Invalidf("option %d of %d is nil", i+1, len(opts)), "new store")
 		}
-		opt(&cfg)
+		opt.apply(&cfg)
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, failed(err, "new store")
