@@ -101,6 +101,8 @@ func everyCall(s *voting.Store) []aclCall {
 		{"Groups", func(ctx context.Context) error { _, err := two(s.Groups(ctx, page)); return err }},
 		{"CountGroups", func(ctx context.Context) error { _, err := s.CountGroups(ctx); return err }},
 		{"Karma", func(ctx context.Context) error { _, err := s.Karma(ctx, "bob"); return err }},
+		{"ActiveUsers", func(ctx context.Context) error { _, err := s.ActiveUsers(ctx, time.Unix(0, 0)); return err }},
+		{"LastActive", func(ctx context.Context) error { _, err := s.LastActive(ctx, "bob"); return err }},
 		{"TopPosters", func(ctx context.Context) error { _, err := two(s.TopPosters(ctx, page)); return err }},
 		{"CountPosters", func(ctx context.Context) error { _, err := s.CountPosters(ctx); return err }},
 		{"UserHistory", func(ctx context.Context) error { _, err := two(s.UserHistory(ctx, "carol", page)); return err }},
@@ -165,7 +167,7 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	pool := srv.pool(redis.DialUsername("voting"), redis.DialPassword("pw"))
 	defer pool.Close()
 	all, err := voting.New(pool, voting.WithPrefix("news:"), voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
-		voting.WithUserHistory(time.Hour), voting.WithKarma(), voting.WithUniqueLinks(), voting.WithCutoff(48*time.Hour))
+		voting.WithUserHistory(time.Hour), voting.WithKarma(), voting.WithUniqueLinks(), voting.WithActiveUsers(), voting.WithCutoff(48*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

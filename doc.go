@@ -91,7 +91,11 @@
 // WithUniqueLinks refuses a post or an edit whose link another article has,
 // with ErrDuplicate naming that article, and [Store.ArticleByLink] finds the
 // article that has a link. WithUserHistory keeps each user's votes for
-// [Store.UserHistory], and for UserVotes once voting has closed. Article,
+// [Store.UserHistory], and for UserVotes once voting has closed.
+// WithActiveUsers keeps when each user last posted an article or a
+// comment: [Store.ActiveUsers] counts those active since a time, as a site
+// shows its users active in the last day or month, and [Store.LastActive]
+// reads one's. Article,
 // UserVote, UserKarma, GroupSize, Settings and Direction encode as JSON
 // directly, and so does every page: times are kept to the years 1 to 9999,
 // which JSON can carry, and scores finite.
@@ -181,7 +185,7 @@
 //     with articles builds it in the background; off, Reindex is the
 //     operator's to run. Close stops the build.
 //   - WithOrders(o...), WithLiveGroups(), WithUserHistory(d), WithKarma(),
-//     WithUniqueLinks(): indexes the namespace keeps beyond the book's;
+//     WithUniqueLinks(), WithActiveUsers(): indexes the namespace keeps beyond the book's;
 //     each is the namespace's setting once a Store has added it, and each
 //     costs every write that moves it a few commands and memory per entry
 //     (docs/operations.md has the figures). A namespace the library creates
@@ -394,6 +398,9 @@
 //	history:<user>        zset    members up:article:<id> and down:article:<id>,
 //	                              score = time of the vote; expires the history's
 //	                              time after the user's last vote
+//	active:               zset    with WithActiveUsers, member a user who has posted,
+//	                              score = the latest time they posted an article or
+//	                              a comment
 //	deleted:voted:<id>    set     the voter sets of a deleted article whose voters'
 //	deleted:downvoted:<id>        histories DeleteArticle has yet to clear
 //	comment:              string  counter; INCR gives the next comment id

@@ -101,9 +101,6 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"userHistory", k.UserHistory, "user"},
 		{"groupSizes", fixed(k.GroupSizes()), ""},
 		{"userPosts", k.UserPosts, "user"},
-		{"karmaIndex", fixed(k.Whole(schema.KarmaPart)), ""},
-		{"linkIndex", fixed(k.Whole(schema.LinksPart)), ""},
-		{"linkShares", fixed(k.Whole(schema.SharesPart)), ""},
 		{"pendingVotedSet", k.PendingVotedSet, "id"},
 		{"pendingDownvotedSet", k.PendingDownvotedSet, "id"},
 		{"trimmedHash", fixed(k.TrimmedHash()), ""},
@@ -118,7 +115,11 @@ func KeyMakers(prefix string) []KeyMaker {
 		{"commentDownvoted", k.CommentDownvoted, "id"},
 		{"thread", k.Thread, "id"},
 		{"userComments", k.UserComments, "user"},
-		{"commentKarma", fixed(k.CommentKarma()), ""},
+	}
+	for _, ix := range schema.Indexes {
+		for _, part := range ix.Parts {
+			makers = append(makers, KeyMaker{ix.Name + " " + part.Key, fixed(k.Whole(part.Key)), ""})
+		}
 	}
 	for _, kind := range schema.CommentKinds {
 		makers = append(makers,

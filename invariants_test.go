@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -318,6 +319,13 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 	if err != nil {
 		e.t.Fatalf("HGETALL indexed: %v", err)
 	}
+	// flagMarks are the marks of the kinds of index of no order.
+	flagMarks := map[string]bool{}
+	for _, ix := range schema.Indexes {
+		if ix.Mark != "" && !ix.PerOrder {
+			flagMarks[ix.Mark] = true
+		}
+	}
 	// checkMarks checks the marks of the kind of index named, and an index
 	// of an order marked built that the Store does not keep.
 	checkMarks := func(kind string) {
@@ -327,7 +335,7 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 			switch {
 			case field == "articles":
 				continue // the count, checked on its own below
-			case field == "karma" || field == "links":
+			case flagMarks[field]:
 				if kind == field && mark != "1" && !regexp.MustCompile(`^0:[0-9a-f]{16}$`).MatchString(mark) {
 					fail("indexed: %s = %q, neither built nor being built by a run", field, mark)
 				}
@@ -446,6 +454,10 @@ func (e *env) invariants(weight float64, cutoff time.Duration) []string {
 		"links": func() {
 			checkMarks("links")
 			e.checkLinks(c, articles, marks, fail)
+		},
+		"active": func() {
+			checkMarks("active")
+			e.checkActive(c, all, articles, marks, fail)
 		},
 	}
 	for _, ix := range schema.Indexes {
@@ -606,6 +618,65 @@ func (e *env) checkKarma(c redis.Conn, articles map[string]articleCounts, cutoff
 		// a poster out with their last article in posts:<user>.
 		if sum != 0 {
 			fail("karma: lacks %q, whose articles' parts sum to %d", user, sum)
+		}
+	}
+}
+
+// checkActive checks the index of active users against the articles and
+// the comments (all are the namespace's keys), through fail: once built
+// (marks, the fields of indexed:), every poster of an article of the
+// namespace's own or of a comment not deleted is there with a time no
+// earlier than their item's, and every entry's time is one a post could
+// have; kept by no Store, there is no index.
+func (e *env) checkActive(c redis.Conn, all []string, articles map[string]articleCounts, marks map[string]string,
+	fail func(format string, args ...any)) {
+	e.t.Helper()
+	key := e.key("active:")
+	times, err := redis.StringMap(c.Do("ZRANGE", key, 0, -1, "WITHSCORES"))
+	if err != nil {
+		e.t.Fatalf("ZRANGE %s: %v", key, err)
+	}
+	if !voting.View(e.store).ActiveUsers {
+		if len(times) > 0 && marks["active"] == "" {
+			fail("%s holds %d users in a namespace that keeps no index of active users", key, len(times))
+		}
+		return
+	}
+	for user, at := range times {
+		if _, err := schema.ParseScoreSeconds(at); err != nil {
+			fail("%s gives %q the time %q: %v", key, user, at, err)
+		}
+	}
+	if marks["active"] != "1" || marks["articles"] != strconv.Itoa(len(articles)) {
+		return // not built, or not for articles another writer added
+	}
+	// need checks that user is there with a time no earlier than posted.
+	need := func(item, user string, posted float64) {
+		at, ok := times[user]
+		if !ok {
+			fail("%s lacks %q, the poster of %s", key, user, item)
+			return
+		}
+		if t, _ := strconv.ParseFloat(at, 64); t < posted {
+			fail("%s gives %q the time %s, before their %s's %v", key, user, at, item, posted)
+		}
+	}
+	for member, h := range e.hashes(c, articles) {
+		if h["poster"] != "" {
+			need(member, h["poster"], articles[member].posted)
+		}
+	}
+	for _, k := range all {
+		id, ok := strings.CutPrefix(k, e.key("comment:"))
+		if !ok || id == "" || strings.Trim(id, "0123456789") != "" {
+			continue
+		}
+		h, err := redis.StringMap(c.Do("HGETALL", k))
+		if err != nil {
+			e.t.Fatalf("HGETALL %s: %v", k, err)
+		}
+		if posted, err := strconv.ParseFloat(h["time"], 64); err == nil && h["deleted"] != "1" && h["poster"] != "" {
+			need(k, h["poster"], posted)
 		}
 	}
 }
@@ -797,13 +868,15 @@ func (e *env) checkSettings(c redis.Conn, marks map[string]string, articles int,
 			orders = append(orders, o.String())
 		}
 	}
+	// The kinds kept, each a field of Settings tagged with its kind, in the
+	// order of schema.Indexes.
 	var kinds []string
-	for _, k := range []struct {
-		name string
-		kept bool
-	}{{"live", voting.View(e.store).LiveGroups}, {"karma", voting.View(e.store).Karma}, {"links", voting.View(e.store).UniqueLinks}} {
-		if k.kept {
-			kinds = append(kinds, k.name)
+	view := reflect.ValueOf(voting.View(e.store))
+	for _, ix := range schema.Indexes {
+		for i := range view.NumField() {
+			if view.Type().Field(i).Tag.Get("kind") == ix.Name && view.Field(i).Bool() {
+				kinds = append(kinds, ix.Name)
+			}
 		}
 	}
 	want := map[string]string{

@@ -37,7 +37,7 @@ func (s *Store) commentKarmaListing() listing {
 
 // checkKarma refuses a read of karma in a namespace that does not keep it.
 func (s *Store) checkKarma(ctx context.Context) error {
-	return s.keepsKind(ctx, "karma", "karma", "WithKarma()")
+	return s.keepsKind(ctx, "karma")
 }
 
 // Karma returns user's karma (WithKarma): the sum, over the user's

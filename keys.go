@@ -84,6 +84,12 @@ import (
 //	                              (19 digits, zeros in front), all scored 0; the oldest
 //	                              takes the link when its holder gives it up
 //
+// With WithActiveUsers, the index of active users:
+//
+//	active:               zset    member a user who has posted an article or a comment,
+//	                              score = the latest time they posted one (ActiveUsers,
+//	                              LastActive)
+//
 // With WithOrders, one more index per kept order (orders.go has the table),
 // each with members article:<id>:
 //
@@ -182,7 +188,7 @@ var keyShapes = func() []keyShape {
 	}
 	for _, ix := range schema.Indexes {
 		for _, part := range ix.Parts {
-			shapes = append(shapes, keyShape{part, noTail}) // a kind's keys kept whole
+			shapes = append(shapes, keyShape{part.Key, noTail}) // a kind's keys kept whole
 		}
 	}
 	for _, spec := range schema.Orders {

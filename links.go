@@ -35,7 +35,7 @@ func (s *Store) ArticleByLink(ctx context.Context, url string) (a Article, err e
 	if err := checkLink(url); err != nil {
 		return Article{}, err
 	}
-	if err := s.keepsKind(ctx, "links", "index of links", "WithUniqueLinks()"); err != nil {
+	if err := s.keepsKind(ctx, "links"); err != nil {
 		return Article{}, err
 	}
 	l := listing{spec: &unordered, index: s.keys.Whole(schema.LinksPart), built: schema.MarkOf("links"), kind: "links"}

@@ -275,11 +275,13 @@ func (s *Store) stateFor(ctx context.Context, lacks func(st *state) bool) (*stat
 	return st, err
 }
 
-// keepsKind refuses a read of the kind of index name (schema.Indexes), what
-// in an error's words, in a namespace that does not keep it (read afresh
-// before it is refused: another Store may have added it); option is the
-// option that adds it.
-func (s *Store) keepsKind(ctx context.Context, name, what, option string) error {
+// keepsKind refuses a read of the kind of index name (schema.Indexes) in
+// a namespace that does not keep it (read afresh before it is refused:
+// another Store may have added it), in the words of its row: what it is,
+// and the option that adds it.
+func (s *Store) keepsKind(ctx context.Context, name string) error {
+	ix, _ := schema.IndexNamed(name)
+	what, option := ix.What, ix.Option+"()"
 	ns, err := s.stateFor(ctx, func(st *state) bool { return !st.kinds[name] })
 	if err != nil {
 		return err

@@ -1105,7 +1105,7 @@ func TestSettingsInJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"orders":["score","time","hot"],"liveGroups":true,"userHistory":"1h30m0s","karma":true,"uniqueLinks":false,` +
+	const want = `{"orders":["score","time","hot"],"liveGroups":true,"userHistory":"1h30m0s","karma":true,"uniqueLinks":false,"activeUsers":false,` +
 		`"voteWeight":432,"cutoff":"1h0m0.0015s","building":{"unbuilt":["hot"],"run":{"articles":7,"skipped":0,"comments":0,` +
 		`"groups":0,"steps":1,"done":false,"duplicates":0},"background":true}}`
 	if string(b) != want {

@@ -61,6 +61,9 @@ type Settings struct {
 	// UniqueLinks reports whether it keeps the index of links and refuses a
 	// link another article has.
 	UniqueLinks bool `json:"uniqueLinks" kind:"links"`
+	// ActiveUsers reports whether it keeps the index of active users
+	// (WithActiveUsers).
+	ActiveUsers bool `json:"activeUsers" kind:"active"`
 	// VoteWeight is the score a vote is worth, and Cutoff how long after
 	// posting an article takes votes.
 	VoteWeight float64       `json:"voteWeight"`

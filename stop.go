@@ -154,12 +154,11 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 		}
 	}
 	walks := stopWalks(now, stop)
-	karma := stop.Karma && !now.Karma
-	if karma {
-		unlink = append(unlink, k.Whole(schema.KarmaPart), k.CommentKarma())
-	}
-	if stop.UniqueLinks && !now.UniqueLinks {
-		unlink = append(unlink, k.Whole(schema.LinksPart), k.Whole(schema.SharesPart))
+	for _, f := range stoppedKinds(now, stop) {
+		ix, _ := schema.IndexNamed(f.name)
+		for _, part := range ix.Parts {
+			unlink = append(unlink, k.Whole(part.Key))
+		}
 	}
 	var cmds []rconn.Command
 	if len(unlink) > 0 {
@@ -195,19 +194,19 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			return err
 		}
 	}
-	if karma {
-		// Each article's part of its poster's karma.
-		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", walks.karmaArticles, func(found []string) []rconn.Command {
+	for _, w := range walks.owned {
+		// The kind's fields of each article's hash, then of each comment's.
+		err := s.scanSteps(ctx, "ZSCAN", k.TimeIndex(), "", w.articles, func(found []string) []rconn.Command {
 			cmds := make([]rconn.Command, 0, len(found)/2)
 			for i := 0; i < len(found); i += 2 {
-				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{found[i], "karma"}})
+				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{found[i]}, w.fields...)})
 			}
 			return cmds
 		})
 		if err != nil {
 			return err
 		}
-		if err := s.removeCommentParts(ctx, walks.karmaComments); err != nil {
+		if err := s.removeCommentFields(ctx, w.comments, w.fields); err != nil {
 			return err
 		}
 	}
@@ -240,17 +239,49 @@ type walkFields struct {
 	// another walk); "" for none.
 	live       string
 	liveOrders []Order
-	// karmaArticles and karmaComments take each article's and comment's
-	// part of karma out of its hash; history and pending remove the users'
-	// histories and the deleted articles' voter sets kept to clear them.
-	karmaArticles, karmaComments, history, pending string
+	// owned take the fields of the kinds stopped out of each article's
+	// hash and each comment's (schema.Index's Owns), one walk of each a
+	// kind; history and pending remove the users' histories and the
+	// deleted articles' voter sets kept to clear them.
+	owned            []ownedWalk
+	history, pending string
+}
+
+// An ownedWalk takes the fields of a kind of index out of the items'
+// hashes: articles and comments name the walks of each in progress:.
+type ownedWalk struct {
+	kind               flagKind
+	fields             []any
+	articles, comments string
+}
+
+// stoppedKinds are the kinds of index kept by an option of no value of
+// their own (flagKinds) that stop names and the namespace keeps no more
+// (now).
+func stoppedKinds(now, stop Settings) []flagKind {
+	var out []flagKind
+	for _, f := range flagKinds {
+		if f.in(stop) && !f.in(now) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // stopWalks are the walks that removing the indexes of stop, which the
 // namespace keeps no more (now), takes.
 func stopWalks(now, stop Settings) walkFields {
-	w := walkFields{karmaArticles: "stop-karma-articles", karmaComments: "stop-karma-comments",
-		history: "stop-history", pending: "stop-pending"}
+	w := walkFields{history: "stop-history", pending: "stop-pending"}
+	for _, f := range stoppedKinds(now, stop) {
+		if ix, _ := schema.IndexNamed(f.name); len(ix.Owns) > 0 {
+			fields := make([]any, len(ix.Owns))
+			for i, field := range ix.Owns {
+				fields[i] = field
+			}
+			w.owned = append(w.owned, ownedWalk{kind: f, fields: fields, articles: "stop-" + ix.Name + "-articles",
+				comments: "stop-" + ix.Name + "-comments"})
+		}
+	}
 	switch {
 	case stop.LiveGroups && !now.LiveGroups:
 		w.liveOrders = Orders()
@@ -275,8 +306,10 @@ func (w walkFields) starting(have, want Settings) []string {
 	if w.live != "" {
 		fields = append(fields, w.live)
 	}
-	if have.Karma && !want.Karma {
-		fields = append(fields, w.karmaArticles, w.karmaComments)
+	for _, o := range w.owned {
+		if o.kind.in(have) && !o.kind.in(want) {
+			fields = append(fields, o.articles, o.comments)
+		}
 	}
 	if have.UserHistory > 0 && want.UserHistory == 0 {
 		fields = append(fields, w.history, w.pending)
@@ -284,10 +317,10 @@ func (w walkFields) starting(have, want Settings) []string {
 	return fields
 }
 
-// removeCommentParts takes each comment's part of karma out of its hash,
-// by id up to the counter's last, stopBatch comments a step, from the id
-// after the one progress: holds in field.
-func (s *Store) removeCommentParts(ctx context.Context, field string) error {
+// removeCommentFields takes the fields out of each comment's hash, by id
+// up to the counter's last, stopBatch comments a step, from the id after
+// the one progress: holds in field.
+func (s *Store) removeCommentFields(ctx context.Context, field string, fields []any) error {
 	k := s.keys
 	var last, from int64
 	done := false
@@ -320,7 +353,7 @@ func (s *Store) removeCommentParts(ctx context.Context, field string) error {
 		err := s.rc.Session(ctx, func(c rconn.Link) error {
 			cmds := make([]rconn.Command, 0, s.stopBatch+1)
 			for id := from + 1; id <= to; id++ {
-				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: []any{k.CommentHash(strconv.FormatInt(id, 10)), "karma"}})
+				cmds = append(cmds, rconn.Command{Name: "HDEL", Args: append([]any{k.CommentHash(strconv.FormatInt(id, 10))}, fields...)})
 			}
 			_, err := c.CheckedPipeline(append(cmds, s.walked(field, strconv.FormatInt(to, 10), to >= last)))
 			return err

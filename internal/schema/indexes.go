@@ -20,8 +20,9 @@ type Index struct {
 	// Name names the kind: in a run of Reindex's name, and in the
 	// invariant checker's list of checks.
 	Name string
-	// Option is the option that keeps it ("" for one every Store keeps).
-	Option string
+	// Option is the option that keeps it ("" for one every Store keeps),
+	// and What the kind in an error's words ("index of links").
+	Option, What string
 	// PerOrder is set for a kind with an index per kept order; its marks
 	// are then Mark + the order's name ("live:score"), and the book's two
 	// orders' site indexes need none. PerGroup is set for a kind with an
@@ -37,12 +38,14 @@ type Index struct {
 	// the kind run (internal/script/lua/lib/hooks.lua).
 	Lib string
 	// Parts are the keys of the namespace the kind keeps whole, each its
-	// name after the prefix; its Lua names each by script.PartConstant
-	// ("karma:" is KARMA_PART), prefix .. KARMA_PART.
-	Parts []string
+	// name after the prefix (Key) and its type; they are among Families.
+	// Its Lua names each by script.PartConstant ("karma:" is KARMA_PART),
+	// prefix .. KARMA_PART.
+	Parts []Family
 	// Fields are the fields of an item's hash (an article's, a comment's)
-	// its Lib's hooks read.
-	Fields []string
+	// its Lib's hooks read; Owns those its hooks write there, which
+	// StopKeeping takes out of every item's hash.
+	Fields, Owns []string
 	// Missing says, in ErrNotIndexed's words, what the kind lacks until
 	// Reindex builds it; Verb what Reindex does to it there ("build" if
 	// empty).
@@ -88,15 +91,15 @@ var Indexes = []Index{
 		Invariant: "posts:<user> holds exactly the articles whose hash names the user as poster, each at its posting time",
 	},
 	{
-		Name: "sizes", Lib: "groups", Parts: []string{SizesPart},
+		Name: "sizes", Lib: "groups", Parts: []Family{{SizesPart, "zset"}},
 		Keys:      "groupsizes:: member a group's name, score the number of articles in its set",
 		Writes:    "posts and group changes add one per group joined; group changes and deletions set the size from SCARD",
 		Rebuild:   "the walk of each group's set sets its size from the set's",
 		Invariant: "it gives each group whose set has members the set's size, and holds no other name",
 	},
 	{
-		Name: "karma", Option: "WithKarma", Mark: "karma", Lib: "karma", Parts: []string{KarmaPart, CommentKarmaPart},
-		Fields:  []string{"poster", "karma"},
+		Name: "karma", Option: "WithKarma", What: "karma", Mark: "karma", Lib: "karma", Parts: []Family{{KarmaPart, "zset"}, {CommentKarmaPart, "zset"}},
+		Fields: []string{"poster", "karma"}, Owns: []string{"karma"},
 		Missing: "karma does not count every article yet", Verb: "count",
 		Keys: "karma:: member a poster, score the sum of the karma fields of their articles; the field karma of article:<id>; " +
 			"karma-comments: and the field karma of comment:<id>, the same of comments",
@@ -108,7 +111,7 @@ var Indexes = []Index{
 			"user with a comment the sum of their comments' parts",
 	},
 	{
-		Name: "links", Option: "WithUniqueLinks", Mark: "links", Lib: "links", Parts: []string{LinksPart, SharesPart},
+		Name: "links", Option: "WithUniqueLinks", What: "index of links", Mark: "links", Lib: "links", Parts: []Family{{LinksPart, "hash"}, {SharesPart, "zset"}},
 		Fields:  []string{"link", "time"},
 		Missing: "the index of links does not hold every article's yet",
 		Keys:    "links:: field a link's key (LinkKey), value the id of the article that holds it; linkshares: the others that Reindex found with it",
@@ -116,6 +119,15 @@ var Indexes = []Index{
 		Rebuild: "the walk of the time index makes each article hold its link, or share it behind the article that holds it",
 		Invariant: "every field names an article with that link, every member of linkshares: one that shares it; every article " +
 			"holds or shares its link",
+	},
+	{
+		Name: "active", Option: "WithActiveUsers", What: "index of active users", Mark: "active", Lib: "active",
+		Parts: []Family{{"active:", "zset"}}, Fields: []string{"poster"},
+		Missing:   "the index of active users does not hold every poster yet",
+		Keys:      "active:: member a user who has posted an article or a comment, score the latest time they posted one",
+		Writes:    "a post of an article or a comment moves its poster's time on; a deletion leaves it",
+		Rebuild:   "the walks of the time index and of the comments move each poster's time on to their item's",
+		Invariant: "every poster of an article or a comment not deleted is there with a time no earlier than their item's",
 	},
 }
 

@@ -73,7 +73,7 @@ func NewKeys(prefix string) Keys {
 	k.whole = map[string]string{}
 	for _, ix := range Indexes {
 		for _, part := range ix.Parts {
-			k.whole[part] = prefix + part
+			k.whole[part.Key] = prefix + part.Key
 		}
 	}
 	return k
@@ -197,7 +197,6 @@ var Families = func() []Family {
 		Family{DownvotedPart + "<id>", "set"},
 		Family{GroupPart + "<name>", "set"},
 		Family{RecordPart + "<id>", "set"},
-		Family{SizesPart, "zset"},
 		Family{PostsPart + "<user>", "zset"},
 		Family{"<index><name>", "zset"}, // a group's cached listing of an order
 		Family{LivePart + "<index><name>", "zset"},
@@ -207,9 +206,6 @@ var Families = func() []Family {
 		Family{SettingsPart, "hash"},
 		Family{ProgressPart, "hash"},
 		Family{BuilderPart, "string"},
-		Family{KarmaPart, "zset"},
-		Family{LinksPart, "hash"},
-		Family{SharesPart, "zset"},
 		Family{HistoryPart + "<user>", "zset"},
 		Family{PendingPart + VotedPart + "<id>", "set"},
 		Family{PendingPart + DownvotedPart + "<id>", "set"},
@@ -221,7 +217,9 @@ var Families = func() []Family {
 		Family{RepliesPart + "<kind>:" + CommentParent + "<id>", "zset"},
 		Family{ThreadPart + "<id>", "zset"},
 		Family{UserCommentsPart + "<user>", "zset"},
-		Family{CommentKarmaPart, "zset"},
 	)
+	for _, ix := range Indexes {
+		families = append(families, ix.Parts...)
+	}
 	return families
 }()

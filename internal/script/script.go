@@ -282,7 +282,7 @@ var constants = strings.NewReplacer(func() []string {
 	}
 	for _, ix := range schema.Indexes {
 		for _, part := range ix.Parts {
-			pairs = append(pairs, PartConstant(part), strconv.Quote(part))
+			pairs = append(pairs, PartConstant(part.Key), strconv.Quote(part.Key))
 		}
 		if ix.Mark != "" && !ix.PerOrder {
 			pairs = append(pairs, strings.ToUpper(ix.Name)+"_MARK", strconv.Quote(ix.Mark))

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -302,12 +303,18 @@ func TestEachKindOfIndexHasItsLibrary(t *testing.T) {
 	}
 }
 
+// noComment is hooksScript's answer of the comments' events where no hook
+// runs.
+const noComment = "CommentPost:- CommentVote:- CommentDelete:- CommentPurge:- CommentReindex:-"
+
 // hooksScript answers, for each event's table of hooks, the kinds whose
 // hooks run and the fields they read: "Post:- Vote:- Edit:links[link
 // time] ...", "-" for no hook.
 const hooksScript = `
 local out = {}
-for _, ev in ipairs({{'Post', onPost}, {'Vote', onVote}, {'Edit', onEdit}, {'Delete', onDelete}, {'Reindex', onReindex}}) do
+for _, ev in ipairs({{'Post', onPost}, {'Vote', onVote}, {'Edit', onEdit}, {'Delete', onDelete}, {'Reindex', onReindex},
+		{'CommentPost', onCommentPost}, {'CommentVote', onCommentVote}, {'CommentDelete', onCommentDelete},
+		{'CommentPurge', onCommentPurge}, {'CommentReindex', onCommentReindex}}) do
 	local hooks, names = ev[2], {}
 	if hooks then
 		for i = 1, #hooks, 2 do
@@ -329,7 +336,7 @@ return table.concat(out, ' ')
 // its Kinds.
 func TestHooks(t *testing.T) {
 	for _, ix := range schema.Indexes {
-		want := ix.Name == "karma" || ix.Name == "links"
+		want := ix.Name == "karma" || ix.Name == "links" || ix.Name == "active"
 		if got := slices.Contains(hookedKinds, ix.Name); got != want {
 			t.Errorf("%q has hooks: %v, want %v", ix.Name, got, want)
 		}
@@ -340,14 +347,20 @@ func TestHooks(t *testing.T) {
 			kept []string
 			want string
 		}{
-			{nil, "Post:- Vote:- Edit:- Delete:- Reindex:-"},
+			{nil, "Post:- Vote:- Edit:- Delete:- Reindex:- " + noComment},
 			{[]string{"karma"}, "Post:karma[poster karma] Vote:karma[poster karma] Edit:- " +
-				"Delete:karma[poster karma] Reindex:karma[poster karma]"},
+				"Delete:karma[poster karma] Reindex:karma[poster karma] CommentPost:karma[poster karma] " +
+				"CommentVote:karma[poster karma] CommentDelete:karma[poster karma] CommentPurge:karma[poster karma] " +
+				"CommentReindex:karma[poster karma]"},
 			{[]string{"links"}, "Post:links[link time] Vote:- Edit:links[link time] Delete:links[link time] " +
-				"Reindex:links[link time]"},
+				"Reindex:links[link time] " + noComment},
 			{[]string{"links", "karma"}, "Post:karma,links[poster karma link time] Vote:karma[poster karma] " +
 				"Edit:links[link time] Delete:karma,links[poster karma link time] " +
-				"Reindex:karma,links[poster karma link time]"},
+				"Reindex:karma,links[poster karma link time] CommentPost:karma[poster karma] " +
+				"CommentVote:karma[poster karma] CommentDelete:karma[poster karma] CommentPurge:karma[poster karma] " +
+				"CommentReindex:karma[poster karma]"},
+			{[]string{"active"}, "Post:active[poster] Vote:- Edit:- Delete:- Reindex:active[poster] " +
+				"CommentPost:active[poster] CommentVote:- CommentDelete:- CommentPurge:- CommentReindex:active[poster]"},
 		} {
 			k := KindsOf(tc.kept)
 			src := constants.Replace(libraryFor(append(slices.Clip(lib), hookTables(definedNames(lib), k)...), hooksScript) + hooksScript)
@@ -367,12 +380,18 @@ func TestHooks(t *testing.T) {
 		{nil, (&Vote{Settings: &VoteSettings{}}).Call()},
 		{[]string{"karma"}, (&Vote{Settings: &VoteSettings{Kinds: KindsOf([]string{"karma"})}}).Call()},
 		{[]string{"links"}, (&Post{Kinds: KindsOf([]string{"links"}), Built: NewNames(nil), Unbuilt: NewNames(nil)}).Call()},
+		{nil, (&CommentVote{}).Call()},
+		{[]string{"karma"}, (&CommentVote{Kinds: KindsOf([]string{"karma"})}).Call()},
+		{[]string{"active"}, (&CommentPost{Kinds: KindsOf([]string{"active"})}).Call()},
 	} {
 		src := tc.call.Script.Source()
-		for _, kind := range []string{"karma", "links"} {
-			event := strings.TrimSuffix(tc.call.Script.Name(), ".lua")
-			hook := kind + "On" + strings.ToUpper(event[:1]) + event[1:]
-			if got, want := strings.Contains(src, "local function "+hook), slices.Contains(tc.kept, kind); got != want {
+		for _, kind := range []string{"karma", "links", "active"} {
+			var event string
+			for _, w := range strings.Split(strings.TrimSuffix(tc.call.Script.Name(), ".lua"), "_") {
+				event += strings.ToUpper(w[:1]) + w[1:]
+			}
+			hook := regexp.MustCompile(`\nlocal (function )?` + kind + "On" + event + `\b`)
+			if got, want := hook.MatchString(src), slices.Contains(tc.kept, kind); got != want {
 				t.Errorf("%s keeping %v: holds %s: %v, want %v", tc.call.Script.Name(), tc.kept, hook, got, want)
 			}
 		}

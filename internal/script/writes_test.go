@@ -24,7 +24,7 @@ var (
 		"ZINTERSTORE": true, "ZREM": true,
 	}
 	argWords = map[string]bool{"WITHSCORES": true, "LIMIT": true, "WEIGHTS": true, "COUNT": true, "XX": true, "NX": true, "PX": true,
-		"WRONGTYPE": true}
+		"GT": true, "WRONGTYPE": true}
 )
 
 var quotedCapitals = regexp.MustCompile(`'([A-Z]{2,})'`)

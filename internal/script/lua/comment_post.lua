@@ -85,7 +85,8 @@ end
 local stored = {'article', articleID, 'parent', parentID, 'poster', poster, 'body', body, 'time', posted, 'votes', '1',
 	'depth', depth}
 local plans
-plans, bad = planned(onCommentPost, {prefix = prefix, comment = true, id = id, member = hash, poster = poster, stored = stored})
+plans, bad = planned(onCommentPost, {prefix = prefix, comment = true, id = id, member = hash, poster = poster, posted = posted,
+	stored = stored})
 if bad then
 	return bad
 end

@@ -80,7 +80,7 @@ for i = 1, texts.n do
 end
 local plans
 plans, bad = planned(onPost,
-	{prefix = prefix, id = id, member = article, poster = poster, link = link, stored = stored})
+	{prefix = prefix, id = id, member = article, poster = poster, posted = posted, link = link, stored = stored})
 if bad then
 	return bad
 end
