@@ -7,9 +7,9 @@ package voting
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/articlevote/voting/internal/errs"
-	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
 	"github.com/articlevote/voting/internal/script"
 )
@@ -86,44 +86,19 @@ func (s *Store) PostComment(ctx context.Context, poster, articleID, parentID, bo
 // error wrapping ErrNotFound for no comment or a deleted one, and
 // ErrVotingClosed from the cutoff after the comment was posted (the
 // namespace's Cutoff).
-func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Direction) (err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "vote on comment "+idText(commentID))
-		}
-	}()
-	if err := checkBallot(user, commentID, checkCommentID, dir); err != nil {
-		return err
-	}
+func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Direction) error {
+	return s.vote(ctx, commentItem, user, commentID, dir)
+}
+
+// commentVoteCall is comment_vote.lua's run for user's vote on a comment
+// at now.
+func (s *Store) commentVoteCall(ns *state, user, commentID string, dir Direction, now time.Time) script.Call {
 	k := s.keys
-	reply, ns, err := s.writeWith(ctx, func(ns *state) (any, error) {
-		// Shared as an article's vote is (WithAutoPipelining), the clock
-		// read once the connection is had.
-		return s.rc.RunShared(ctx, func() (rconn.Eval, error) {
-			now := s.now()
-			if err := schema.CheckClock(now); err != nil {
-				return rconn.Eval{}, err
-			}
-			v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
-				Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
-				Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
-				Prefix: k.Prefix(), Orders: commentKinds, Kinds: ns.hooked}
-			return v.Call().Eval(), nil
-		})
-	})
-	st, err := script.ReadStatus(reply, err)
-	if err != nil {
-		return err
-	}
-	switch st.Word {
-	case script.ReplyOK, script.ReplyUnchanged:
-		return nil
-	case script.ReplyClosed:
-		return errs.Of(errs.ErrVotingClosed, "the comment is older than "+ns.cutoff.String())
-	case script.ReplyNotFound:
-		return errs.NotFound("comment")
-	}
-	return st.Err()
+	v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
+		Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
+		Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
+		Prefix: k.Prefix(), Orders: commentKinds, Kinds: ns.hooked}
+	return v.Call()
 }
 
 // EditComment sets a comment's body; nothing else changes. It returns an

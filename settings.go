@@ -244,12 +244,34 @@ func (s *Store) checkOrder(ctx context.Context, o Order) (*state, *schema.OrderS
 	return st, spec, nil
 }
 
+// checkOrder refuses an unknown order, and one whose index the namespace
+// does not keep (giving its spec with the error).
+func (st *state) checkOrder(o Order) (*schema.OrderSpec, error) {
+	spec, ok := o.spec()
+	if !ok {
+		return nil, errs.Invalidf("unknown order %d", int(o))
+	}
+	if !st.keeps[o] {
+		return spec, errs.Invalidf("order %s is not kept by the namespace: WithOrders(voting.%s) adds it", spec.Name, spec.Ident)
+	}
+	return spec, nil
+}
+
+// knownOrder refuses an unknown order, before any round trip.
+func knownOrder(o Order) error {
+	if _, ok := o.spec(); !ok {
+		return errs.Invalidf("unknown order %d", int(o))
+	}
+	return nil
+}
+
 // kept refuses, as checkOrder does, an order whose index st does not keep,
 // telling a Store that was given it that it was stopped since.
 func (s *Store) kept(st *state, o Order) (*schema.OrderSpec, error) {
 	spec, err := st.checkOrder(o)
 	if err != nil && slices.Contains(s.asked.orders, o) {
-		return nil, stoppedSince("order "+spec.Name, "WithOrders(voting."+spec.Ident+")")
+		ix, _ := schema.IndexNamed("orders")
+		return nil, stoppedSince("order "+spec.Name, ix.Option+"(voting."+spec.Ident+")")
 	}
 	return spec, err
 }

@@ -110,49 +110,8 @@ func checkDirection(d Direction) error {
 // that no clock skew can count a voter twice. Its work in Redis grows with
 // the kept orders and, with live groups, the article's groups, of which
 // there are at most MaxGroups.
-func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) (err error) {
-	defer func() {
-		if err != nil {
-			err = failed(err, "vote on article "+idText(articleID))
-		}
-	}()
-	if err := checkBallot(user, articleID, checkID, dir); err != nil {
-		return err
-	}
-	reply, ns, err := s.writeWith(ctx, func(ns *state) (reply any, err error) {
-		return s.rc.RunShared(ctx, func() (rconn.Eval, error) {
-			// The clock is read once the connection is had, as close as it
-			// can be to the script's run.
-			now := s.now()
-			if err := schema.CheckClock(now); err != nil {
-				return rconn.Eval{}, err
-			}
-			return s.voteCall(ns, user, articleID, dir, now).Eval(), nil
-		})
-	})
-	st, err := script.ReadStatus(reply, err)
-	if err != nil {
-		return err
-	}
-	switch st.Word {
-	case script.ReplyOK, script.ReplyUnchanged:
-		return nil
-	case script.ReplyClosed:
-		return errs.Of(errs.ErrVotingClosed, "the article is older than "+ns.cutoff.String())
-	}
-	return st.Err()
-}
-
-// checkBallot checks a vote's user, item id (by checkID, of an article's
-// id or a comment's) and direction.
-func checkBallot(user, id string, checkID func(string) error, dir Direction) error {
-	if err := checkUser(user); err != nil {
-		return err
-	}
-	if err := checkID(id); err != nil {
-		return err
-	}
-	return checkDirection(dir)
+func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) error {
+	return s.vote(ctx, articleItem, user, articleID, dir)
 }
 
 // voteCall is vote.lua's run for user's vote on an article at now. The
