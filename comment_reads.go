@@ -260,7 +260,12 @@ func (s *Store) commentID(m any) string {
 
 // UserComments returns a page of the comments user has posted, newest
 // first, with the cursor of the next for a page by cursor. Deleted
-// comments are not among them.
+// comments are not among them. It pages by the same Paging as List does a
+// user's articles (Query{User: user, Order: ByTime}), but is not a Query:
+// List gives Articles, and a Query's orders and groups are the articles'
+// (a comment's orders rank it among its siblings, not among the user's
+// comments), so a Query of comments would answer a different type and
+// refuse most of its own fields.
 func (s *Store) UserComments(ctx context.Context, user string, p Paging) (comments []Comment, next string, err error) {
 	defer func() {
 		if err != nil {

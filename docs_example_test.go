@@ -621,6 +621,30 @@ func ExampleStore_StopKeeping_order() {
 	// true
 }
 
+// The users active in the last hour and the last day, and when one last
+// posted (WithActiveUsers).
+func ExampleWithActiveUsers() {
+	site := newDocSite()
+	defer site.stop()
+	ctx := context.Background()
+	store := site.store(voting.WithActiveUsers())
+	site.post(store, "alice", "Redis in Action", 0, 0)
+	site.advance(2 * time.Hour)
+	article := site.post(store, "bob", "Go generics", 0, 0)
+	if _, err := store.PostComment(ctx, "carol", article, "", "Nice."); err != nil {
+		log.Fatal(err)
+	}
+	hour, err := store.ActiveUsers(ctx, site.now.Add(-time.Hour))
+	if err != nil {
+		log.Fatal(err)
+	}
+	day, _ := store.ActiveUsers(ctx, site.now.Add(-24*time.Hour))
+	seen, _ := store.LastActive(ctx, "alice")
+	fmt.Println(hour, day, seen.Format(time.Kitchen))
+	// Output:
+	// 2 3 12:00PM
+}
+
 // Testing code that uses a Store: an embedded Redis (miniredis), a clock
 // that moves only when the test moves it, and a namespace of its own.
 func Example_testing() {
