@@ -34,13 +34,13 @@ const leaseTime = 10 * time.Second
 // again; the pause doubles from a second.
 const retryPause = 30 * time.Second
 
-// A buildWorker is what a builder builds: unbuiltLeft reports whether an
-// index is left to build, and reindexSteps makes a run that builds them,
-// calling step after each of its steps (step ends the run, with its error,
-// by cancelling the context it is given).
-type buildWorker interface {
-	unbuiltLeft(ctx context.Context) (bool, error)
-	reindexSteps(ctx context.Context, step func()) error
+// A buildWorker is what a builder builds: left reports whether an index is
+// left to build, and run makes a run that builds them, calling step after
+// each of its steps (step ends the run, with its error, by cancelling the
+// context it is given).
+type buildWorker struct {
+	left func(ctx context.Context) (bool, error)
+	run  func(ctx context.Context, step func()) error
 }
 
 // A builder runs its owner's background builds: one goroutine at a time,
@@ -137,7 +137,7 @@ func (b *builder) run(done chan struct{}) {
 	ctx := context.Background()
 	pause := time.Second
 	for !b.closing() {
-		left, err := b.work.unbuiltLeft(ctx)
+		left, err := b.work.left(ctx)
 		if err == nil && !left {
 			return
 		}
@@ -189,7 +189,7 @@ func (b *builder) build(ctx context.Context) error {
 	run, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	renewed := time.Now()
-	err := b.work.reindexSteps(run, func() {
+	err := b.work.run(run, func() {
 		if b.closing() {
 			cancel(errClosed)
 			return

@@ -7,7 +7,6 @@ package voting
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/schema"
@@ -77,28 +76,6 @@ func (s *Store) PostComment(ctx context.Context, poster, articleID, parentID, bo
 		return "", errs.Corruptf("the counter %s is behind existing data: %s exists", k.CommentCounter(), st.Detail)
 	}
 	return "", st.Err()
-}
-
-// VoteComment records user's vote on a comment, as Vote does on an
-// article: Up and Down cast or switch it, None takes it back, the same
-// again is no change. The comment's counters, its voter sets and its
-// entries in its parent's indexes change in one atomic step. It returns an
-// error wrapping ErrNotFound for no comment or a deleted one, and
-// ErrVotingClosed from the cutoff after the comment was posted (the
-// namespace's Cutoff).
-func (s *Store) VoteComment(ctx context.Context, user, commentID string, dir Direction) error {
-	return s.vote(ctx, commentItem, user, commentID, dir)
-}
-
-// commentVoteCall is comment_vote.lua's run for user's vote on a comment
-// at now.
-func (s *Store) commentVoteCall(ns *state, user, commentID string, dir Direction, now time.Time) script.Call {
-	k := s.keys
-	v := script.CommentVote{Hash: k.CommentHash(commentID), Voted: k.CommentVoted(commentID), Downvoted: k.CommentDownvoted(commentID),
-		Config: k.Settings(), Member: k.CommentHash(commentID), User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
-		Gen: ns.gen, Cutoff: schema.FormatFloat(ns.cutoff.Seconds()), RepliesPrefix: k.RepliesPrefix(),
-		Prefix: k.Prefix(), Orders: commentKinds, Kinds: ns.hooked}
-	return v.Call()
 }
 
 // EditComment sets a comment's body; nothing else changes. It returns an

@@ -7,9 +7,12 @@ package voting
 // state.go's; settings.go reads and changes them.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/articlevote/voting/internal/schema"
@@ -226,4 +229,11 @@ type ReindexProgress struct {
 type DuplicateLink struct {
 	ID     string `json:"id"`
 	Holder string `json:"holder"`
+}
+
+// sortDuplicates orders duplicate links by id, as numbers.
+func sortDuplicates(d []DuplicateLink) {
+	slices.SortFunc(d, func(a, b DuplicateLink) int {
+		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
+	})
 }

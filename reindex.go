@@ -7,7 +7,6 @@ package voting
 // progress kept in Redis so that a run cut short goes on where it stopped.
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,13 +26,6 @@ import (
 
 // maxReportedDuplicates is how many duplicate links a run of Reindex names.
 const maxReportedDuplicates = 100
-
-// sortDuplicates orders duplicate links by id, as numbers.
-func sortDuplicates(d []DuplicateLink) {
-	slices.SortFunc(d, func(a, b DuplicateLink) int {
-		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
-	})
-}
 
 // Reindex builds the indexes of the Store's kept orders (WithOrders) for
 // articles that were posted or voted on before the order was kept: by this

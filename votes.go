@@ -12,7 +12,6 @@ import (
 	"github.com/articlevote/voting/internal/errs"
 	"github.com/articlevote/voting/internal/rconn"
 	"github.com/articlevote/voting/internal/schema"
-	"github.com/articlevote/voting/internal/script"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -93,48 +92,6 @@ func checkDirection(d Direction) error {
 	}
 	return nil
 }
-
-// Vote records user's vote on an article. Up and Down cast or switch the
-// user's vote (a switch moves the score by twice the weight); None takes it
-// back. Voting the way the user already has is no change and no error. The
-// zero Direction is no direction: an error wrapping ErrInvalid, so that a
-// direction never set does not take a vote back. The user is a user id as
-// the package doc's Input section says.
-//
-// The vote, the article's counters, its score, its entry in every index
-// and, with WithKarma, its poster's karma (unless the user is the poster)
-// change together in one atomic step. Vote returns an error wrapping
-// ErrNotFound exactly when Article does, and ErrVotingClosed once the cutoff
-// has passed by the Store's clock (read once a connection is had) or the
-// article's voter sets have expired on Redis's, whichever comes first, so
-// that no clock skew can count a voter twice. Its work in Redis grows with
-// the kept orders and, with live groups, the article's groups, of which
-// there are at most MaxGroups.
-func (s *Store) Vote(ctx context.Context, user, articleID string, dir Direction) error {
-	return s.vote(ctx, articleItem, user, articleID, dir)
-}
-
-// voteCall is vote.lua's run for user's vote on an article at now. The
-// keys the vote's settings leave out are not named, since naming a key
-// allocates.
-func (s *Store) voteCall(ns *state, user, articleID string, dir Direction, now time.Time) script.Call {
-	k := s.keys
-	member := k.ArticleHash(articleID)
-	v := script.Vote{Hash: member, ByScore: k.ScoreIndex(), Voted: k.VotedSet(articleID), Downvoted: k.DownvotedSet(articleID),
-		Config: k.Settings(), Indexes: ns.indexes, Member: member, User: user, Dir: dirWords[dir], NowText: schema.UnixSeconds(now),
-		Settings: ns.vote}
-	if ns.live {
-		v.Record = k.GroupRecord(articleID)
-	}
-	if ns.history > 0 {
-		v.History = k.UserHistory(user)
-	}
-	return v.Call()
-}
-
-// dirWords are the directions as vote.lua takes them, made once as
-// interface values.
-var dirWords = [...]any{None: "none", Up: "up", Down: "down"}
 
 // UserVotes returns user's vote on each of the articles, in order, in one
 // round trip. An article that does not exist gives None. Once voting on an

@@ -121,7 +121,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	if cfg.autoReindex {
 		var err error
-		if s.build, err = newBuilder(&s.rc, s.keys.Builder(), s); err != nil {
+		if s.build, err = newBuilder(&s.rc, s.keys.Builder(), buildWorker{left: s.unbuiltLeft, run: s.reindexSteps}); err != nil {
 			return nil, failed(err, "new store")
 		}
 	}
