@@ -5,10 +5,7 @@ package voting
 
 import (
 	"slices"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/articlevote/voting/internal/errs"
 )
@@ -39,8 +36,6 @@ const (
 
 // Limits on option values.
 const (
-	// MaxPrefixLen is the longest key prefix, in bytes.
-	MaxPrefixLen = 64
 	// MaxPageSize is the largest page size, of a Store (WithPageSize) and
 	// of a call (Paging.Size).
 	MaxPageSize = 1000
@@ -432,47 +427,4 @@ func (c config) validate() error {
 		}
 	}
 	return nil
-}
-
-// hasHashTag reports whether Redis Cluster finds a hash tag in a key that
-// starts with prefix: a first '{', then at least one character, then a '}'.
-// Nothing after the prefix in a key of the namespace holds a brace, so every
-// key then has the prefix's tag.
-func hasHashTag(prefix string) bool {
-	open := strings.IndexByte(prefix, '{')
-	return open >= 0 && strings.IndexByte(prefix[open+1:], '}') > 0
-}
-
-// checkPrefix checks a prefix's length and characters, and refuses one
-// under which keys of another namespace could fall.
-func checkPrefix(p string) error {
-	if len(p) > MaxPrefixLen {
-		return errs.Invalidf("prefix is longer than %d bytes", MaxPrefixLen)
-	}
-	if !utf8.ValidString(p) {
-		return errs.Invalidf("prefix %q is not valid UTF-8", p)
-	}
-	for _, r := range p {
-		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return errs.Invalidf("prefix %q holds a space or control character", p)
-		}
-	}
-	if other, x, y, ok := sharedKey(p); ok {
-		return errs.Invalidf("prefix %q could share keys with the namespace of prefix %q: the key %q is that namespace's %q and this one's %q",
-			p, other, other+x, x, y)
-	}
-	return nil
-}
-
-// sharedKey finds a key that the namespace of prefix p could share with
-// that of a shorter prefix, other: other+x, which is p+y. Keys P+x and Q+y
-// of two namespaces are one only if one prefix starts the other, say
-// Q = P+r, and then x = r+y: so each end r of p is tried.
-func sharedKey(p string) (other, x, y string, ok bool) {
-	for i := range p {
-		if x, y, ok := shiftedKey(p[i:]); ok {
-			return p[:i], x, y, true
-		}
-	}
-	return "", "", "", false
 }
