@@ -56,6 +56,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/articlevote/voting/internal/schema"
 )
@@ -101,9 +103,11 @@ func All() []*Script {
 // the kinds kept, for tests that check each.
 func Variants() []*Script {
 	var out []*Script
-	for _, v := range []variants{postScript, voteScript, deleteScript, reindexOrdersScript, editScript, commentPostScript,
+	for _, v := range []*variants{postScript, voteScript, deleteScript, reindexOrdersScript, editScript, commentPostScript,
 		commentVoteScript, commentDeleteScript, commentPurgeScript, reindexCommentsScript} {
-		out = append(out, v...)
+		for k := range v.scripts {
+			out = append(out, v.of(Kinds(k)))
+		}
 	}
 	return out
 }
@@ -219,28 +223,45 @@ func definedNames(parts []Part) map[string]bool {
 // hooks written in. A script defines every function it holds on every run,
 // so a variant holds no kind's hooks that it does not run: one for no kind
 // holds only the few functions that run hooks, and its vote costs what the
-// vote cost before there were hooks.
-type variants []*Script
-
-// of is the variant for the kinds kept.
-func (v variants) of(k Kinds) *Script { return v[k] }
-
-// loadVariants loads lua/name for each set of the kinds with hooks.
-func loadVariants(name string) variants {
-	lib := Library()
-	defined := definedNames(lib)
-	v := make(variants, 1<<len(hookedKinds))
-	for k := range v {
-		v[k] = loadWith(name, append(slices.Clip(lib), hookTables(defined, Kinds(k))...))
-	}
-	return v
+// vote cost before there were hooks. There are 2^kinds of them, so each is
+// made when first asked for: a program pays for the variants of what its
+// namespaces keep, not for every set (all of them cost a program's start
+// tens of milliseconds and megabytes with three kinds, doubling with each
+// kind).
+type variants struct {
+	name    string
+	scripts []atomic.Pointer[Script]
 }
+
+// of is the variant for the kinds kept, made on the first call for them:
+// calls racing to make it make the same, and all get the first stored.
+func (v *variants) of(k Kinds) *Script {
+	if s := v.scripts[k].Load(); s != nil {
+		return s
+	}
+	lib := library()
+	v.scripts[k].CompareAndSwap(nil, loadWith(v.name, append(slices.Clip(lib), hookTables(definedNames(lib), k)...)))
+	return v.scripts[k].Load()
+}
+
+// loadVariants is the variants of lua/name, one for each set of the kinds
+// with hooks; it reads the header now, so that a broken one is a broken
+// build, as load's is.
+func loadVariants(name string) *variants {
+	if _, err := parseHeader(name, Source(name)); err != nil {
+		panic("voting: the package is built with a broken script: " + err.Error())
+	}
+	return &variants{name: name, scripts: make([]atomic.Pointer[Script], 1<<len(hookedKinds))}
+}
+
+// library is Library, read once.
+var library = sync.OnceValue(Library)
 
 // load reads lua/name: its header, the Lua that reads its arguments, and
 // before them the functions of the library it uses; and writes the numbers
 // the scripts share with Go in place of their names. The files are part
 // of the package, so a missing or unsound one is a broken build.
-func load(name string) *Script { return loadWith(name, Library()) }
+func load(name string) *Script { return loadWith(name, library()) }
 
 // loadWith is load with the library parts.
 func loadWith(name string, parts []Part) *Script {

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/alicebob/miniredis/v2"
@@ -394,6 +395,41 @@ func TestHooks(t *testing.T) {
 			if got, want := hook.MatchString(src), slices.Contains(tc.kept, kind); got != want {
 				t.Errorf("%s keeping %v: holds %s: %v, want %v", tc.call.Script.Name(), tc.kept, hook, got, want)
 			}
+		}
+	}
+}
+
+// TestVariantsAreMadeOnce: a variant is made when first asked for, and
+// every call after, however many race to make it, gets the one made first.
+func TestVariantsAreMadeOnce(t *testing.T) {
+	v := loadVariants("comment_vote.lua")
+	for k := range v.scripts {
+		if v.scripts[k].Load() != nil {
+			t.Fatalf("variant %d made before it was asked for", k)
+		}
+	}
+	k := KindsOf([]string{"karma", "active"})
+	got := make([]*Script, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = v.of(k)
+		}()
+	}
+	wg.Wait()
+	for i, s := range got {
+		if s != got[0] {
+			t.Fatalf("call %d got another variant than call 0", i)
+		}
+	}
+	if want := commentVoteScript.of(k); got[0].SHA() != want.SHA() {
+		t.Errorf("variant %d's SHA %v, the package's %v", k, got[0].SHA(), want.SHA())
+	}
+	for j := range v.scripts {
+		if made := v.scripts[j].Load() != nil; made != (Kinds(j) == k) {
+			t.Errorf("variant %d made: %v", j, made)
 		}
 	}
 }
