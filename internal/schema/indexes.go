@@ -3,10 +3,21 @@ package schema
 // This file holds one description of each kind of index the library keeps
 // beside the book's own layout: its keys, what writes it, how Reindex
 // builds it, its mark in indexed: and what must hold of it. The Go that
-// marks indexes built, names a run of Reindex and words ErrNotIndexed
-// reads it; the scripts' code for each kind is in the library file it
-// names; and the invariant checker has one check per kind, which its test
-// holds to this table, so that a kind added here is checked.
+// marks indexes built, names a run of Reindex, words ErrNotIndexed, keeps
+// the settings and takes a kind out (StopKeeping) reads it; the scripts'
+// code for each kind is in the library file it names; and the invariant
+// checker has one check per kind, which its test holds to this table, so
+// that a kind added here is checked.
+//
+// A kind kept by an option of no value of its own, for articles and
+// comments alike, is added in four places (the active users' are the
+// example): its row here; its hooks, in its file of the scripts' library
+// (internal/script/lua/lib/<Lib>.lua, <name>On<Event> and
+// <name>OnComment<Event>); its field of Settings, tagged kind:"<name>"
+// (namespace.go); and its option, keepKind("<name>"), with the calls that
+// read it (a file of its own, as active.go). The key schema's tables
+// (keys.go, doc.go) then name its keys, and the invariant checker its
+// check: tests fail until they do.
 
 import (
 	"fmt"
