@@ -7,6 +7,7 @@ package voting_test
 // writers.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -795,5 +796,60 @@ func TestActiveUsersAtFractionalTimes(t *testing.T) {
 	e.do("ZADD", key, "+inf", "carol")
 	if _, err := e.store.LastActive(ctx, "carol"); !errors.Is(err, voting.ErrCorrupt) || !strings.Contains(err.Error(), key) {
 		t.Errorf("LastActive of a user at +inf = %v, want ErrCorrupt naming %s", err, key)
+	}
+}
+
+// TestKarmaKeptAgainAfterAStopCutShort: StopKeeping(WithKarma) cut short
+// at each of its round trips, then karma kept again by a Store given it:
+// no part a stop left behind is taken for one its poster's sum holds, so
+// that votes, then Reindex, leave every part and sum exact.
+func TestKarmaKeptAgainAfterAStopCutShort(t *testing.T) {
+	t.Parallel()
+	for budget := 1; budget <= 8; budget++ {
+		t.Run(fmt.Sprintf("after %d round trips", budget), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, voting.WithKarma())
+			var articles, comments []string
+			for i := range 2 {
+				a := e.post("alice", fmt.Sprintf("article %d", i))
+				e.vote("dave", a, voting.Up)
+				articles = append(articles, a)
+				for j := range 2 {
+					c := e.comment("bob", a, "", fmt.Sprintf("comment %d", j))
+					e.voteComment("carol", c, voting.Up)
+					comments = append(comments, c)
+				}
+			}
+			p := &stepPool{e: e, cmds: map[string]bool{"": true}}
+			s, err := voting.New(p, voting.WithPrefix(e.prefix), voting.WithClock(e.clock.Now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			voting.SetStopBatch(s, 1)
+			cctx, cancel := p.call(budget)
+			err = s.StopKeeping(cctx, voting.WithKarma())
+			cancel()
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Fatalf("StopKeeping cut short = %v", err)
+			}
+			k := e.with(voting.WithKarma())
+			e.store = k
+			for _, a := range articles {
+				e.vote("erin", a, voting.Up)
+			}
+			for _, c := range comments {
+				e.voteComment("erin", c, voting.Up)
+			}
+			if err := k.Reindex(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.zset(e.key("karma:")); !reflect.DeepEqual(got, []string{"alice=4"}) {
+				t.Errorf("karma: = %v, want [alice=4]: dave's and erin's up-votes on two articles", got)
+			}
+			if got := e.zset(e.key("karma-comments:")); !reflect.DeepEqual(got, []string{"bob=8"}) {
+				t.Errorf("karma-comments: = %v, want [bob=8]: carol's and erin's up-votes on four comments", got)
+			}
+			e.checkInvariants(voting.DefaultVoteWeight, voting.DefaultCutoff)
+		})
 	}
 }
