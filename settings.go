@@ -81,6 +81,11 @@ func (s *Store) reload(ctx context.Context) (*state, error) {
 			s.cur.Store(st)
 			return st, nil
 		}
+		if gen != "" {
+			if err := s.finishStopped(ctx, have, want); err != nil {
+				return nil, err
+			}
+		}
 		st, err := script.ReadStatus(s.rc.Run(ctx, s.settingsCall(gen, have, want).Eval()))
 		if err == nil && st.Word != script.ReplyOK && st.Word != script.ReplyChanged {
 			err = st.Err()

@@ -39,9 +39,11 @@ import (
 // by any Store of the namespace, goes on where the last stopped.
 //
 // A Store that reads the settings for the first time after this, given an
-// option of an index stopped, adds it again (not built until Reindex): stop
-// an index once no process's Store is given its option. Stores that read
-// the settings before go by the namespace's from their next write.
+// option of an index stopped, adds it again (not built until Reindex),
+// first finishing what a call cut short left of its parts in the items'
+// hashes: stop an index once no process's Store is given its option.
+// Stores that read the settings before go by the namespace's from their
+// next write.
 func (s *Store) StopKeeping(ctx context.Context, indexes ...IndexOption) (err error) {
 	defer func() {
 		if err != nil {
@@ -225,6 +227,42 @@ func (s *Store) removeStopped(ctx context.Context, now, stop Settings) error {
 			if err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// finishStopped finishes, before want keeps them again, the removal of
+// the kinds of index with fields of the items (Owns) that have does not
+// keep and a StopKeeping cut short left half done (a walk of their fields
+// under way in progress:): their keys and what is left of their fields.
+// Otherwise a part a stop left in an item's hash would be taken, by the
+// next vote and by Reindex, for one its poster's sum holds.
+func (s *Store) finishStopped(ctx context.Context, have, want Settings) error {
+	var stop Settings
+	for _, f := range flagKinds {
+		if ix, _ := schema.IndexNamed(f.name); len(ix.Owns) > 0 && f.in(want) && !f.in(have) {
+			f.keep(&stop, true)
+		}
+	}
+	walks := stopWalks(have, stop)
+	if len(walks.owned) == 0 {
+		return nil
+	}
+	args := []any{s.keys.Progress()}
+	for _, w := range walks.owned {
+		args = append(args, w.articles, w.comments)
+	}
+	var at []string
+	if err := s.rc.Session(ctx, func(c rconn.Link) (err error) {
+		at, err = redis.Strings(c.Do("HMGET", args...))
+		return errs.WrongType(err, s.keys.Progress(), "HMGET")
+	}); err != nil {
+		return err
+	}
+	for _, a := range at {
+		if a != "" && a != walkDone {
+			return s.removeStopped(ctx, have, stop)
 		}
 	}
 	return nil
