@@ -40,7 +40,7 @@ var wrongTypeStores = []struct {
 	opts []voting.Option
 }{
 	{"everything", []voting.Option{voting.WithOrders(voting.Orders()...), voting.WithLiveGroups(),
-		voting.WithUserHistory(30 * 24 * time.Hour), voting.WithKarma(), voting.WithUniqueLinks()}},
+		voting.WithUserHistory(30 * 24 * time.Hour), voting.WithKarma(), voting.WithUniqueLinks(), voting.WithActiveUsers()}},
 	{"cached groups", []voting.Option{bookCache, voting.WithOrders(voting.Orders()...), voting.WithUserHistory(30 * 24 * time.Hour)}},
 }
 
@@ -201,7 +201,7 @@ func keyedCommentOps() []keyedOp {
 }
 
 // keyedPeopleOps are the operations of the table that only a Store with
-// karma and unique links runs.
+// karma, unique links and active users runs.
 func keyedPeopleOps() []keyedOp {
 	return []keyedOp{
 		{name: "Karma", call: func(e *env) error { _, err := e.store.Karma(ctx, "alice"); return err },
@@ -212,6 +212,10 @@ func keyedPeopleOps() []keyedOp {
 			_, err := e.store.ArticleByLink(ctx, "https://EXAMPLE.com/first")
 			return err
 		}, reads: []string{"links:", "indexed:", "article:1", "score:"}},
+		{name: "ActiveUsers", call: func(e *env) error { _, err := e.store.ActiveUsers(ctx, time.Unix(0, 0)); return err },
+			reads: []string{"active:", "indexed:"}},
+		{name: "LastActive", call: func(e *env) error { _, err := e.store.LastActive(ctx, "alice"); return err },
+			reads: []string{"active:", "indexed:"}},
 		{name: "PostArticle of a new link", call: func(e *env) error {
 			_, err := e.store.PostArticle(ctx, "dave", "third", "https://example.com/third", "g1")
 			return err
