@@ -206,13 +206,15 @@ type pipe struct {
 	conn  redis.Conn
 	limit time.Duration
 
-	// mu guards pending, writing and err, and orders a call's place in
-	// queue (taken under mu) with err: once err is set no call joins queue.
-	mu      sync.Mutex
-	pending []*call // handed to the writer, not yet sent
-	writing bool    // the writer is sending or will look at pending again
-	err     error   // why the pipe takes no more calls
-	failed  atomic.Bool
+	// mu guards pending, writing, unanswered and err, and orders a call's
+	// place in queue (taken under mu) with err: once err is set no call
+	// joins queue.
+	mu         sync.Mutex
+	pending    []*call // handed to the writer, not yet sent
+	writing    bool    // the writer is sending or will look at pending again
+	unanswered int     // sent and not yet answered: in queue, or being read
+	err        error   // why the pipe takes no more calls
+	failed     atomic.Bool
 	// untimed is set once the connection turns out unable to bound a read
 	// (a pooled one whose underlying connection cannot): the reader then
 	// reads without a bound, and a caller whose wait runs out the limit
@@ -361,6 +363,7 @@ func (p *pipe) take(c *call) bool {
 		return false
 	}
 	p.queue <- c
+	p.unanswered++
 	return true
 }
 
@@ -443,7 +446,7 @@ func (p *pipe) read() {
 		default:
 			c.reply = reply
 		}
-		close(c.done)
+		p.answered(c)
 	}
 	p.fail(err)
 	// No call joins queue once the pipe has failed.
@@ -451,11 +454,20 @@ func (p *pipe) read() {
 		select {
 		case c := <-p.queue:
 			c.err = fmt.Errorf("the shared connection failed before the reply: %w", err)
-			close(c.done)
+			p.answered(c)
 		default:
 			return
 		}
 	}
+}
+
+// answered ends c, sent, with what it has been given: it is no longer on
+// its way.
+func (p *pipe) answered(c *call) {
+	p.mu.Lock()
+	p.unanswered--
+	p.mu.Unlock()
+	close(c.done)
 }
 
 // cause is why a read failed with err: the pipe's failure, if a caller
@@ -514,7 +526,7 @@ func (p *pipe) close() {
 func (p *pipe) idle() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return !p.writing && len(p.pending) == 0 && len(p.queue) == 0
+	return !p.writing && len(p.pending) == 0 && p.unanswered == 0
 }
 
 // RunShared runs the script make gives, made once the command's place is
