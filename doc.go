@@ -383,7 +383,7 @@
 //	live:<index><name>    zset    the group's articles in that order's index, with
 //	                              the same scores: live:score:news, live:time:news
 //
-// With WithKarma, WithUniqueLinks and WithUserHistory:
+// With WithKarma, WithUniqueLinks, WithUserHistory and WithActiveUsers:
 //
 //	karma:                zset    member a user who has posted, score = their karma
 //	links:                hash    field a link (scheme and host in lower case, no

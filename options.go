@@ -50,8 +50,9 @@ const (
 type Option interface{ apply(*config) }
 
 // An IndexOption is an option of an index a namespace keeps (WithOrders,
-// WithLiveGroups, WithUserHistory, WithKarma, WithUniqueLinks), which New
-// and StopKeeping both take: New to add the index, StopKeeping to stop it.
+// WithLiveGroups, WithUserHistory, WithKarma, WithUniqueLinks,
+// WithActiveUsers), which New and StopKeeping both take: New to add the
+// index, StopKeeping to stop it.
 type IndexOption interface {
 	Option
 	index()

@@ -19,9 +19,9 @@ import (
 // StopKeeping stops keeping, in the namespace, the indexes the options
 // name: the orders of WithOrders (not ByScore or ByTime, which are the
 // book's), the live group indexes (WithLiveGroups), the users' histories
-// (WithUserHistory, of any time), the posters' karma (WithKarma) and the
-// index of links (WithUniqueLinks). It takes those options only (an
-// IndexOption); a nil one, ByScore or ByTime, or an unknown order is
+// (WithUserHistory, of any time), the posters' karma (WithKarma), the
+// index of links (WithUniqueLinks) and the index of active users
+// (WithActiveUsers). It takes those options only (an IndexOption); a nil one, ByScore or ByTime, or an unknown order is
 // refused with an error wrapping ErrInvalid, and nothing is written.
 //
 // It first takes them out of the namespace's settings, so that from then
@@ -136,9 +136,11 @@ func without(have, stop Settings) Settings {
 // removeStopped removes the keys of the indexes of stop that the namespace
 // no longer keeps (now): the site's indexes of the orders and their
 // windows' marks, the groups' live indexes of those orders (or of every
-// order, with live groups stopped), karma: and each article's part, the
-// index of links, and the users' histories with the sets of deleted
-// articles' voters whose histories were still to clear. Each removal is
+// order, with live groups stopped), each kind's keys (schema.Index's
+// Parts: karma:, links:, active: ...) and its fields of every article's
+// and comment's hash (Owns: each item's part of karma), and the users'
+// histories with the sets of deleted articles' voters whose histories
+// were still to clear. Each removal is
 // one that a second call repeats harmlessly, and each walk keeps where it
 // stands in progress: (stopWalks), so that a call cut short is finished
 // by the next from where it stopped.
