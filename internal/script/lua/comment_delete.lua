@@ -127,7 +127,7 @@ end
 -- The kept kinds' hooks.
 local plans
 plans, bad = ready(onCommentDelete, {prefix = prefix, comment = true, hash = hash, member = member,
-	fields = byName(onCommentDelete, f, 6), last = inPosts and redis.call('ZCARD', posts) == 1})
+	fields = byName(onCommentDelete, f, 6), last = onCommentDelete and inPosts and redis.call('ZCARD', posts) == 1})
 if bad then
 	return bad
 end
